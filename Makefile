@@ -1,0 +1,89 @@
+# foldkit — see README.md.  `make`, `make check`, `make demo`, `make bench`.
+.DELETE_ON_ERROR:
+.SUFFIXES:
+.DEFAULT_GOAL := all
+
+include config.mk
+
+# build/deps.mk is made before anything else (make restarts after creating an
+# included file): it installs missing Debian packages, then records the flags
+# pkg-config gives, so a fresh machine needs nothing but `make`.
+DEPS_MK := build/deps.mk
+ifeq ($(filter deps clean,$(MAKECMDGOALS)),)
+include $(DEPS_MK)
+endif
+$(DEPS_MK): tools/deps
+	@mkdir -p $(@D)
+	@tools/deps install
+	@{ echo "PKG_CFLAGS := $$(pkg-config --cflags $(PKGS))"; \
+	   echo "PKG_LIBS := $$(pkg-config --libs $(PKGS))"; } > $@
+
+LIB_SRC     := $(sort $(wildcard lib/*.c))
+LIB_OBJ     := $(LIB_SRC:%.c=$(BUILD)/%.o)
+TOOL_SRC    := $(sort $(wildcard filters/*.c))
+COMMON_SRC  := $(sort $(wildcard filters/common/*.c))
+COMMON_OBJ  := $(COMMON_SRC:%.c=$(BUILD)/%.o)
+TOOLS       := $(TOOL_SRC:filters/%.c=$(BUILD)/bin/%)
+UNIT_SRC    := $(sort $(wildcard test/unit/*.c))
+UNITS       := $(UNIT_SRC:test/unit/%.c=$(BUILD)/test/%)
+PLUGIN_SRC  := $(sort $(wildcard perf-plugin/*.c))
+PLUGIN      := $(if $(PLUGIN_SRC),$(BUILD)/perf-plugin/foldkit.so)
+MANS        := $(sort $(wildcard docs/*.1))
+LIBA        := $(BUILD)/libfoldkit.a
+
+all: $(TOOLS) $(PLUGIN) $(UNITS)
+
+# Build dependencies: `make deps` installs what is missing (apt-get, as root
+# or through sudo); every other entry point only checks and calls it.
+deps:
+	@tools/deps install
+
+$(BUILD)/lib/%.o: lib/%.c $(wildcard lib/*.h)
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(CPPFLAGS) $(CFLAGS) $(PIC) -c -o $@ $<
+
+$(BUILD)/filters/%.o: filters/%.c $(wildcard lib/*.h filters/common/*.h)
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(LIBA): $(LIB_OBJ)
+	@mkdir -p $(@D)
+	$(Q_AR)rm -f $@ && $(AR) rcs $@ $(LIB_OBJ)
+
+$(BUILD)/bin/%: $(BUILD)/filters/%.o $(COMMON_OBJ) $(LIBA)
+	@mkdir -p $(@D)
+	$(Q_LD)$(CC) $(LDFLAGS) -o $@ $< $(COMMON_OBJ) $(LIBA) $(LIBS)
+
+$(BUILD)/test/%: test/unit/%.c $(LIBA)
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBA) $(LIBS)
+
+$(BUILD)/perf-plugin/foldkit.so: $(PLUGIN_SRC) $(wildcard perf-plugin/*.h lib/*.h) $(LIB_OBJ)
+	@mkdir -p $(@D)
+	$(Q_LD)$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -shared $(LDFLAGS) -o $@ $(PLUGIN_SRC) $(LIB_OBJ) $(LIBS) $(PLUGIN_LIBS)
+
+check: all
+	@BIN=$(BUILD)/bin BUILD=$(BUILD) test/run-tests
+
+demo: all
+	@BIN=$(BUILD)/bin demo/run
+
+bench: all
+	@BIN=$(BUILD)/bin bench/run
+
+install: all
+	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	cp -f $(TOOLS) $(DESTDIR)$(BINDIR)/
+	cp -f $(MANS) $(DESTDIR)$(MANDIR)/man1/
+	$(if $(PLUGIN),mkdir -p $(DESTDIR)$(PLUGINDIR) && cp -f $(PLUGIN) $(DESTDIR)$(PLUGINDIR)/)
+
+uninstall:
+	rm -f $(TOOLS:$(BUILD)/bin/%=$(DESTDIR)$(BINDIR)/%) $(MANS:docs/%=$(DESTDIR)$(MANDIR)/man1/%)
+	$(if $(PLUGIN),rm -f $(DESTDIR)$(PLUGINDIR)/foldkit.so)
+
+clean:
+	rm -rf build
+
+-include fuzz/fuzz.mk
+
+.PHONY: all deps check demo bench install uninstall clean

@@ -1,0 +1,37 @@
+# Build configuration.  Flags for the libraries come from pkg-config.
+PREFIX   ?= /usr/local
+BINDIR   ?= $(PREFIX)/bin
+MANDIR   ?= $(PREFIX)/share/man
+# perf looks for dlfilters by name in $(perf --exec-path)/dlfilters
+PLUGINDIR ?= $(shell perf --exec-path 2>/dev/null || echo $(PREFIX)/libexec/perf-core)/dlfilters
+
+ifeq ($(origin CC),default)
+CC := cc
+endif
+AR       ?= ar
+PKGS     := glib-2.0 libtraceevent libdw
+
+# SANITIZE=address,undefined builds everything instrumented into its own tree.
+SANITIZE ?=
+ifneq ($(SANITIZE),)
+BUILD    ?= build/san
+SANFLAGS := -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer
+else
+BUILD    ?= build
+SANFLAGS :=
+endif
+
+OPT      ?= -O2
+CPPFLAGS += -D_GNU_SOURCE -Ilib -Ifilters/common $(PKG_CFLAGS)
+CFLAGS   += -std=gnu11 $(OPT) -g -Wall -Wextra -Werror -Wno-unused-parameter -fno-strict-aliasing $(SANFLAGS)
+PIC      := -fPIC
+LDFLAGS  += $(SANFLAGS)
+LIBS     += $(PKG_LIBS) -lm
+PLUGIN_LIBS :=
+
+V ?= 0
+ifeq ($(V),0)
+Q_CC = @echo "  CC      $@";
+Q_LD = @echo "  LD      $@";
+Q_AR = @echo "  AR      $@";
+endif

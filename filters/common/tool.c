@@ -1,0 +1,120 @@
+#include "tool.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *name = "foldkit";
+static char outbuf[1 << 16];
+
+void tool_init(const char *tool)
+{
+	name = tool;
+	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+}
+
+const char *tool_name(void)
+{
+	return name;
+}
+
+static void vwarn(const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fprintf(stderr, "%s: ", name);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void tool_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarn(fmt, ap);
+	va_end(ap);
+}
+
+void tool_warn_error(GError *err)
+{
+	tool_warn("%s", err->message);
+	g_error_free(err);
+}
+
+void tool_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarn(fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "Try '%s --help' for more information.\n", name);
+	exit(FK_EXIT_USAGE);
+}
+
+void tool_parse(int *argc, char ***argv, const char *params,
+		const char *summary, const char *description,
+		const GOptionEntry *entries)
+{
+	gboolean version = FALSE;
+	GOptionEntry common[] = {
+		{ "version", 0, 0, G_OPTION_ARG_NONE, &version,
+		  "Print the version and exit", NULL },
+		{ NULL },
+	};
+	GOptionContext *ctx = g_option_context_new(params);
+	GError *err = NULL;
+
+	g_option_context_set_summary(ctx, summary);
+	g_option_context_set_description(ctx, description);
+	g_option_context_add_main_entries(ctx, entries, NULL);
+	g_option_context_add_main_entries(ctx, common, NULL);
+	if (!g_option_context_parse(ctx, argc, argv, &err)) {
+		char *msg = g_strdup(err->message);
+		g_error_free(err);
+		g_option_context_free(ctx);
+		tool_usage_error("%s", msg);
+	}
+	g_option_context_free(ctx);
+	if (version) {
+		printf("%s %s\n", name, FOLDKIT_VERSION);
+		exit(tool_finish(FK_EXIT_OK));
+	}
+	/* GOption leaves "--" in place when it ends the options */
+	if (*argc > 1 && strcmp((*argv)[1], "--") == 0) {
+		memmove(&(*argv)[1], &(*argv)[2], (size_t)(*argc - 1) * sizeof(char *));
+		(*argc)--;
+	}
+}
+
+static void print_skip(const char *file, uint64_t line, const char *reason, void *data)
+{
+	tool_warn("%s:%" G_GUINT64_FORMAT ": skipped: %s", file, line, reason);
+}
+
+void tool_report_skips(const struct skip_log *skips, bool verbose)
+{
+	char *s = skip_log_summary(skips, NULL);
+	uint64_t more;
+
+	if (!s)
+		return;
+	if (verbose) {
+		more = skip_log_foreach(skips, print_skip, NULL);
+		if (more)
+			tool_warn("... and %" G_GUINT64_FORMAT " more", more);
+	}
+	tool_warn("%s%s", s, verbose ? "" : " (-v lists them)");
+	g_free(s);
+}
+
+int tool_finish(int status)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		tool_warn("write error: %s", g_strerror(errno ? errno : EIO));
+		return FK_EXIT_FAILURE;
+	}
+	return status;
+}

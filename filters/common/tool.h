@@ -1,0 +1,63 @@
+/*
+ * tool.h - what every foldkit filter's main() shares: messages prefixed
+ * with the tool's name, option parsing with GOptionContext, checked output.
+ *
+ *	int main(int argc, char **argv)
+ *	{
+ *		tool_init("kfold", argc, argv);
+ *		...parse options with tool_parse()...
+ *		...call lib/...
+ *		return tool_finish(status);     // flushes and checks stdout
+ *	}
+ *
+ * Messages go to stderr as "TOOL: message" (lowercase, no full stop).
+ */
+#ifndef FOLDKIT_TOOL_H
+#define FOLDKIT_TOOL_H
+
+#include "exitcode.h"
+#include "skiplog.h"
+
+#include <glib.h>
+#include <stdbool.h>
+
+#ifndef FOLDKIT_VERSION
+#define FOLDKIT_VERSION "0.1.0"
+#endif
+
+/* Records the tool name and gives stdout a large buffer. */
+void tool_init(const char *name);
+
+const char *tool_name(void);
+
+/* "TOOL: message" on stderr. */
+void tool_warn(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
+
+/* Prints err->message as a warning and frees it. */
+void tool_warn_error(GError *err);
+
+/*
+ * Parses argv with entries; handles --version (prints "TOOL VERSION") and
+ * usage errors (message, then exit FK_EXIT_USAGE); summary and description
+ * go into --help.  Leaves the operands in argc and argv.
+ */
+void tool_parse(int *argc, char ***argv, const char *params,
+		const char *summary, const char *description,
+		const GOptionEntry *entries);
+
+/* Exits with FK_EXIT_USAGE after "TOOL: message". */
+void tool_usage_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2) G_GNUC_NORETURN;
+
+/*
+ * Reports skipped lines: one summary line, and with verbose every kept
+ * skip as "TOOL: FILE:LINE: reason".
+ */
+void tool_report_skips(const struct skip_log *skips, bool verbose);
+
+/*
+ * Flushes stdout and returns status, or FK_EXIT_FAILURE after a message if
+ * a write failed (a full disk, a closed pipe).
+ */
+int tool_finish(int status);
+
+#endif

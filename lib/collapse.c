@@ -1,0 +1,160 @@
+#include "collapse.h"
+
+#include <string.h>
+
+struct event_count {
+	char *name;
+	uint64_t samples;
+};
+
+struct collapser {
+	struct collapse_opts o;
+	struct fold_table *table;
+	GString *key;
+	char *kept;		/* the event being aggregated */
+	GArray *events;		/* struct event_count, first-seen order */
+};
+
+struct collapser *collapser_new(const struct collapse_opts *opts)
+{
+	struct collapser *c = g_new0(struct collapser, 1);
+
+	c->o = *opts;
+	c->table = fold_table_new();
+	c->key = g_string_sized_new(1024);
+	c->events = g_array_new(FALSE, FALSE, sizeof(struct event_count));
+	if (opts->event_filter)
+		c->kept = g_strdup(opts->event_filter);
+	return c;
+}
+
+void collapser_free(struct collapser *c)
+{
+	if (!c)
+		return;
+	for (guint i = 0; i < c->events->len; i++)
+		g_free(g_array_index(c->events, struct event_count, i).name);
+	g_array_free(c->events, TRUE);
+	fold_table_free(c->table);
+	g_string_free(c->key, TRUE);
+	g_free(c->kept);
+	g_free(c);
+}
+
+struct fold_table *collapser_table(struct collapser *c)
+{
+	return c->table;
+}
+
+/* Counts a sample of event ev; returns whether it is the kept event. */
+static bool count_event(struct collapser *c, struct fk_str ev)
+{
+	struct event_count *e = NULL;
+
+	for (guint i = 0; i < c->events->len; i++) {
+		struct event_count *x = &g_array_index(c->events, struct event_count, i);
+		if (strlen(x->name) == ev.len && memcmp(x->name, ev.s, ev.len) == 0) {
+			e = x;
+			break;
+		}
+	}
+	if (!e) {
+		struct event_count ne = { g_strndup(ev.s, ev.len), 0 };
+		g_array_append_val(c->events, ne);
+		e = &g_array_index(c->events, struct event_count, c->events->len - 1);
+		if (!c->kept)
+			c->kept = g_strdup(e->name);
+	}
+	e->samples++;
+	return strcmp(e->name, c->kept) == 0;
+}
+
+static void append_process(struct collapser *c, const struct perf_sample *s)
+{
+	GString *k = c->key;
+	size_t from = k->len;
+
+	g_string_append_len(k, s->comm.s, (gssize)s->comm.len);
+	if (c->o.include_pid || c->o.include_tid) {
+		g_string_append_c(k, '-');
+		if (s->pid.len)
+			g_string_append_len(k, s->pid.s, (gssize)s->pid.len);
+		else
+			g_string_append_c(k, '?');
+		if (c->o.include_tid) {
+			g_string_append_c(k, '/');
+			g_string_append_len(k, s->tid.s, (gssize)s->tid.len);
+		}
+	}
+	for (size_t i = from; i < k->len; i++)
+		if (k->str[i] == ' ')
+			k->str[i] = '_';
+}
+
+void collapser_stack_key(struct collapser *c, const struct perf_sample *s,
+			 GString *key)
+{
+	GString *saved = c->key;
+	bool java, sep = false;
+
+	c->key = key;
+	g_string_truncate(key, 0);
+	if (s->comm.len) {
+		append_process(c, s);
+		sep = true;
+	}
+	/* stackcollapse-perf.pl tidies Java names only for a process "java" */
+	java = s->comm.len == 4 && memcmp(s->comm.s, "java", 4) == 0;
+	for (size_t i = s->nframes; i-- > 0;) {
+		const struct perf_frame *f = &s->frames[i];
+		if (sep)
+			g_string_append_c(key, ';');
+		sep = true;
+		if (c->o.inliner && c->o.inliner->resolve && c->o.inliner->resolve(c->o.inliner->self, f,
+				c->o.inliner->context, key))
+			continue;
+		frame_name_append(key, &c->o.names, f, java);
+	}
+	c->key = saved;
+}
+
+void collapser_add(struct collapser *c, const struct perf_sample *s)
+{
+	if (s->event.len && !count_event(c, s->event))
+		return;
+	collapser_stack_key(c, s, c->key);
+	if (c->key->len == 0)
+		return;
+	fold_table_add(c->table, c->key->str, c->key->len,
+		       fk_count_from_u64(s->has_period ? s->period : 1));
+}
+
+char *collapser_event_note(const struct collapser *c)
+{
+	GString *s;
+	bool any_dropped = false;
+
+	for (guint i = 0; i < c->events->len; i++)
+		if (strcmp(g_array_index(c->events, struct event_count, i).name, c->kept))
+			any_dropped = true;
+	if (!any_dropped)
+		return NULL;
+	s = g_string_new(NULL);
+	g_string_printf(s, "kept event '%s'", c->kept);
+	for (guint i = 0; i < c->events->len; i++) {
+		struct event_count *e = &g_array_index(c->events, struct event_count, i);
+		if (strcmp(e->name, c->kept) == 0)
+			g_string_append_printf(s, " (%" G_GUINT64_FORMAT " samples)", e->samples);
+	}
+	g_string_append(s, "; dropped");
+	for (guint i = 0, n = 0; i < c->events->len; i++) {
+		struct event_count *e = &g_array_index(c->events, struct event_count, i);
+		if (strcmp(e->name, c->kept) == 0)
+			continue;
+		g_string_append_printf(s, "%s '%s' (%" G_GUINT64_FORMAT " samples)",
+				       n++ ? "," : "", e->name, e->samples);
+	}
+	if (!c->o.event_filter)
+		g_string_append(s, "; choose with --event-filter");
+	return g_string_free(s, FALSE);
+}

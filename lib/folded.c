@@ -1,0 +1,130 @@
+#include "folded.h"
+
+#include "linereader.h"
+
+#include <string.h>
+
+static inline bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* Splits the last blank-separated token off s[0..*len): returns its start. */
+static const char *last_token(const char *s, size_t *len, size_t *toklen)
+{
+	size_t end = *len, start;
+
+	start = end;
+	while (start > 0 && !is_blank(s[start - 1]))
+		start--;
+	*toklen = end - start;
+	end = start;
+	while (end > 0 && is_blank(s[end - 1]))
+		end--;
+	*len = end;
+	return s + start;
+}
+
+const char *folded_parse(const char *s, size_t len, struct folded_line *out)
+{
+	size_t tlen, rest;
+	const char *tok;
+	enum fk_count_status st;
+	fk_count c;
+
+	while (len && is_blank(s[len - 1]))
+		len--;
+	if (s[0] == '#')
+		return "comment";
+	rest = len;
+	tok = last_token(s, &rest, &tlen);
+	if (rest == len || rest == 0)	/* one token: a stack, or a count, alone */
+		return tok == s && tlen && fk_count_parse(tok, tlen, &c) == FK_COUNT_OK
+		       ? "missing stack" : "missing count";
+	st = fk_count_parse(tok, tlen, &c);
+	if (st != FK_COUNT_OK)
+		return st == FK_COUNT_INVALID ? "count is not a number" : fk_count_status_str(st);
+	out->stack = s;
+	out->len = rest;
+	out->count[0] = c;
+	out->count[1] = 0;
+	out->ncounts = 1;
+
+	/* A second number before the first makes a differential line. */
+	{
+		size_t rest2 = rest, tlen2;
+		const char *tok2 = last_token(s, &rest2, &tlen2);
+		fk_count c2;
+
+		if (rest2 != rest && rest2 > 0 &&
+		    fk_count_parse(tok2, tlen2, &c2) == FK_COUNT_OK) {
+			out->len = rest2;
+			out->count[0] = c2;
+			out->count[1] = c;
+			out->ncounts = 2;
+		}
+	}
+	return NULL;
+}
+
+struct folded_reader {
+	struct line_reader *lr;
+	struct skip_log *skips;
+};
+
+struct folded_reader *folded_reader_open(const char *path,
+					 struct skip_log *skips, GError **err)
+{
+	struct line_reader *lr = line_reader_open(path, err);
+	struct folded_reader *fr;
+
+	if (!lr)
+		return NULL;
+	fr = g_new0(struct folded_reader, 1);
+	fr->lr = lr;
+	fr->skips = skips;
+	return fr;
+}
+
+int folded_reader_next(struct folded_reader *fr, struct folded_line *out,
+		       GError **err)
+{
+	struct line line;
+	const char *why;
+	int rc;
+
+	while ((rc = line_reader_next(fr->lr, &line, err)) > 0) {
+		size_t i = 0;
+
+		while (i < line.len && is_blank(line.s[i]))
+			i++;
+		if (i == line.len)
+			continue;
+		why = folded_parse(line.s, line.len, out);
+		if (!why) {
+			out->lineno = line.no;
+			return 1;
+		}
+		if (fr->skips)
+			skip_log_add(fr->skips, line_reader_name(fr->lr), line.no, why);
+	}
+	return rc;
+}
+
+const char *folded_reader_name(const struct folded_reader *fr)
+{
+	return line_reader_name(fr->lr);
+}
+
+uint64_t folded_reader_bytes(const struct folded_reader *fr)
+{
+	return line_reader_bytes(fr->lr);
+}
+
+void folded_reader_free(struct folded_reader *fr)
+{
+	if (!fr)
+		return;
+	line_reader_free(fr->lr);
+	g_free(fr);
+}

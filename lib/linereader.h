@@ -1,0 +1,71 @@
+/*
+ * linereader.h - fast line-at-a-time input from a file or stdin.
+ *
+ *	GError *err = NULL;
+ *	struct line_reader *r = line_reader_open(path, &err);   // "-": stdin
+ *	struct line line;
+ *	int rc;
+ *	while ((rc = line_reader_next(r, &line, &err)) > 0)
+ *		use(line.s, line.len);          // no '\n', no trailing '\r'
+ *	if (rc < 0)
+ *		report(err);                    // "FILE:LINE: ..." already
+ *	line_reader_free(r);
+ *
+ * Lines are returned as pointers into the reader's buffer: they stay valid
+ * until the next call to line_reader_next() or line_reader_free(), and are
+ * not NUL-terminated.  The buffer holds one read block (1 MiB) and grows only
+ * for a longer line, so memory does not grow with the input.
+ *
+ * Invariants the parsers rely on:
+ *  - a returned line never contains '\n' or a NUL byte: a NUL makes
+ *    line_reader_next() fail with FK_ERROR_BINARY naming that line;
+ *  - CRLF line ends are accepted and the '\r' removed;
+ *  - the last line is returned even without a final '\n'
+ *    (line.newline is then false, which parsers use to detect truncation);
+ *  - a line longer than LINE_READER_MAX_LINE fails with FK_ERROR_RANGE.
+ */
+#ifndef FOLDKIT_LINEREADER_H
+#define FOLDKIT_LINEREADER_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define LINE_READER_MAX_LINE (256u << 20)
+
+struct line {
+	const char *s;		/* the line's bytes, without the line end */
+	size_t len;
+	uint64_t no;		/* 1-based line number */
+	bool newline;		/* false only for a last line without '\n' */
+};
+
+struct line_reader;
+
+/*
+ * Opens path for reading; NULL or "-" means standard input.  A directory is
+ * refused here rather than at the first read.  Returns NULL and sets *err
+ * ("FILE: cannot open: REASON") on failure.  Free with line_reader_free().
+ */
+struct line_reader *line_reader_open(const char *path, GError **err);
+
+/*
+ * Reads from an open descriptor; name is used in messages (copied).  The
+ * reader does not close fd.
+ */
+struct line_reader *line_reader_from_fd(int fd, const char *name);
+
+/* Returns 1 and fills *line, 0 at end of input, or -1 and sets *err. */
+int line_reader_next(struct line_reader *r, struct line *line, GError **err);
+
+/* The name used in messages: the path, or "<stdin>". */
+const char *line_reader_name(const struct line_reader *r);
+
+/* Bytes consumed so far (for throughput figures). */
+uint64_t line_reader_bytes(const struct line_reader *r);
+
+/* Closes the file (unless it is stdin or came from line_reader_from_fd). */
+void line_reader_free(struct line_reader *r);
+
+#endif

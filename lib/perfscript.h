@@ -1,0 +1,113 @@
+/*
+ * perfscript.h - a streaming parser for `perf script` text.
+ *
+ *	struct perf_script_opts po = { .srcline = false };
+ *	struct perf_script_reader *r =
+ *		perf_script_reader_open("perf.txt", &po, skips, &err);
+ *	struct perf_sample s;
+ *	while ((rc = perf_script_reader_next(r, &s, &err)) > 0)
+ *		collapser_add(c, &s);
+ *	perf_script_reader_free(r);
+ *
+ * A sample is a header line followed by its call chain, one frame a line,
+ * leaf first, and ends at a blank line:
+ *
+ *	my worker 1  4054 [001]  81.902814:    1001001 cpu-clock:pppH:
+ *	            11ed worker+0x64 (/tmp/rec/w)
+ *	           891f5 start_thread+0x305 (/usr/lib/x86_64-linux-gnu/libc.so.6)
+ *
+ * Header lines are recognised in every layout perf prints: with or without
+ * comm, pid/tid ("TID" or "PID/TID", ":-1 -1/-1" for an unknown thread),
+ * "[CPU]", time, period and event, comm names with spaces and digits, and
+ * trailing tracepoint text.  The pid/tid column is the number followed by a
+ * "[CPU]" or "TIME:" column; without either, the last number before the
+ * event.  Frame lines are "ADDR SYMBOL[+0xOFF] (DSO)" where DSO may contain
+ * spaces and parentheses; perf's "(inlined)" frames are flagged.  Lines
+ * starting with '#' (perf script --header) are comments.
+ *
+ * Lines that fit nowhere are counted in the skip_log ("unrecognised line");
+ * a header that cannot be parsed loses its sample, which is counted once as
+ * "sample with unrecognised header".
+ *
+ * stackcollapse-perf.pl drops the last sample when the input does not end
+ * with a blank line; so does this reader unless keep_last is set, and it
+ * counts the dropped sample as a skip either way so the loss is reported.
+ * An input whose last line has no '\n' is cut off mid-line: that is an
+ * FK_ERROR_TRUNCATED error.
+ */
+#ifndef FOLDKIT_PERFSCRIPT_H
+#define FOLDKIT_PERFSCRIPT_H
+
+#include "skiplog.h"
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A byte string that is not NUL-terminated. */
+struct fk_str {
+	const char *s;
+	size_t len;
+};
+
+struct perf_frame {
+	struct fk_str pc;	/* address as printed, hex without "0x" */
+	struct fk_str sym;	/* symbol as printed, "+0x..." offset included */
+	struct fk_str dso;	/* without the parentheses: "[kernel.kallsyms]" */
+	struct fk_str srcline;	/* the --srcline line after the frame, or empty */
+	bool inlined;		/* perf printed "(inlined)" for this frame */
+};
+
+struct perf_sample {
+	struct fk_str comm;	/* empty when perf printed no comm */
+	struct fk_str pid;	/* empty when perf printed only the tid */
+	struct fk_str tid;
+	struct fk_str event;	/* "cpu-clock:pppH" (no final ':'); may be empty */
+	uint64_t period;	/* 1 when perf printed no period */
+	bool has_period;
+	struct perf_frame *frames;	/* leaf first */
+	size_t nframes;
+	const char *file;	/* input name, for messages */
+	uint64_t lineno;	/* line of the header */
+};
+
+struct perf_script_opts {
+	bool srcline;		/* each frame line is followed by a source line
+				   (perf script -F+srcline), as with
+				   stackcollapse-perf.pl --srcline */
+	bool keep_last;		/* count a last sample lacking its blank line */
+};
+
+struct perf_script_reader;
+
+/* Opens path (NULL or "-": stdin).  opts and skips must outlive the reader. */
+struct perf_script_reader *perf_script_reader_open(const char *path,
+	const struct perf_script_opts *opts, struct skip_log *skips,
+	GError **err);
+
+/*
+ * Returns 1 and fills *s with the next sample, 0 at the end, -1 on error.
+ * Everything *s points to stays valid until the next call.
+ */
+int perf_script_reader_next(struct perf_script_reader *r,
+			    struct perf_sample *s, GError **err);
+
+/* Bytes read so far. */
+uint64_t perf_script_reader_bytes(const struct perf_script_reader *r);
+
+void perf_script_reader_free(struct perf_script_reader *r);
+
+/*
+ * Parses one header line; returns true and fills the header fields of *s
+ * (comm, pid, tid, event, period; pointers into line).  *rest gets the text
+ * after the event (tracepoint fields, or an inline "ADDR SYM (DSO)").
+ */
+bool perf_script_parse_header(const char *line, size_t len,
+			      struct perf_sample *s, struct fk_str *rest);
+
+/* Parses one frame line; returns true and fills *f (pointers into line). */
+bool perf_script_parse_frame(const char *line, size_t len,
+			     struct perf_frame *f);
+
+#endif
