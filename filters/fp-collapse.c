@@ -68,13 +68,15 @@ int main(int argc, char **argv)
 	co.names.annotate_kernel = opts.kernel || opts.all;
 	co.names.annotate_jit = opts.jit || opts.all;
 	co.names.include_addrs = opts.addrs;
+	co.srcline = opts.srcline;
 	co.event_filter = opts.event_filter;
 	if (opts.inline_) {
 		inliner = inline_resolver_new(opts.context);
 		co.inliner = inliner;
 	}
-	c = collapser_new(&co);
 	skips = skip_log_new();
+	co.skips = skips;
+	c = collapser_new(&co);
 
 	for (int i = 1; i < argc || i == 1; i++) {
 		const char *path = i < argc ? argv[i] : "-";

@@ -1,6 +1,16 @@
 #include "collapse.h"
 
+#include "strmap.h"
+
 #include <string.h>
+
+/*
+ * Call chains repeat: most samples' frame text has been seen before, so
+ * the names a chain folds to are cached by its raw text (one cache for
+ * "java" processes, whose names are tidied differently).  Bounded: past
+ * CHAIN_CACHE_BYTES the cache stops growing and misses are just slower.
+ */
+#define CHAIN_CACHE_BYTES (256u << 20)
 
 struct event_count {
 	char *name;
@@ -13,6 +23,8 @@ struct collapser {
 	GString *key;
 	char *kept;		/* the event being aggregated */
 	GArray *events;		/* struct event_count, first-seen order */
+	struct strmap *chains[2];	/* raw frame text -> ";name;name" */
+	GArray *frames;		/* scratch for parsing */
 };
 
 struct collapser *collapser_new(const struct collapse_opts *opts)
@@ -25,6 +37,9 @@ struct collapser *collapser_new(const struct collapse_opts *opts)
 	c->events = g_array_new(FALSE, FALSE, sizeof(struct event_count));
 	if (opts->event_filter)
 		c->kept = g_strdup(opts->event_filter);
+	c->chains[0] = strmap_new(CHAIN_CACHE_BYTES);
+	c->chains[1] = strmap_new(CHAIN_CACHE_BYTES);
+	c->frames = g_array_new(FALSE, FALSE, sizeof(struct perf_frame));
 	return c;
 }
 
@@ -35,6 +50,9 @@ void collapser_free(struct collapser *c)
 	for (guint i = 0; i < c->events->len; i++)
 		g_free(g_array_index(c->events, struct event_count, i).name);
 	g_array_free(c->events, TRUE);
+	strmap_free(c->chains[0]);
+	strmap_free(c->chains[1]);
+	g_array_free(c->frames, TRUE);
 	fold_table_free(c->table);
 	g_string_free(c->key, TRUE);
 	g_free(c->kept);
@@ -91,30 +109,58 @@ static void append_process(struct collapser *c, const struct perf_sample *s)
 			k->str[i] = '_';
 }
 
-void collapser_stack_key(struct collapser *c, const struct perf_sample *s,
-			 GString *key)
+/* Appends ";NAME" for each frame, root first. */
+static void append_frames(struct collapser *c, const struct perf_frame *frames,
+			  size_t n, bool java, GString *key)
 {
-	GString *saved = c->key;
-	bool java, sep = false;
-
-	c->key = key;
-	g_string_truncate(key, 0);
-	if (s->comm.len) {
-		append_process(c, s);
-		sep = true;
-	}
-	/* stackcollapse-perf.pl tidies Java names only for a process "java" */
-	java = s->comm.len == 4 && memcmp(s->comm.s, "java", 4) == 0;
-	for (size_t i = s->nframes; i-- > 0;) {
-		const struct perf_frame *f = &s->frames[i];
-		if (sep)
-			g_string_append_c(key, ';');
-		sep = true;
-		if (c->o.inliner && c->o.inliner->resolve && c->o.inliner->resolve(c->o.inliner->self, f,
-				c->o.inliner->context, key))
+	for (size_t i = n; i-- > 0;) {
+		const struct perf_frame *f = &frames[i];
+		g_string_append_c(key, ';');
+		if (c->o.inliner && c->o.inliner->resolve &&
+		    c->o.inliner->resolve(c->o.inliner->self, f, c->o.inliner->context, key))
 			continue;
 		frame_name_append(key, &c->o.names, f, java);
 	}
+}
+
+void collapser_stack_key(struct collapser *c, const struct perf_sample *s,
+			 GString *key)
+{
+	/* stackcollapse-perf.pl tidies Java names only for a process "java" */
+	bool java = s->comm.len == 4 && memcmp(s->comm.s, "java", 4) == 0;
+	GString *saved = c->key;
+	size_t from;
+
+	c->key = key;
+	g_string_truncate(key, 0);
+	if (s->comm.len)
+		append_process(c, s);
+	from = key->len;
+	if (s->frames || (!s->raw.len && !s->inline_frame.len)) {
+		append_frames(c, s->frames, s->nframes, java, key);
+	} else {
+		struct strmap *cache = c->chains[java];
+		uint64_t h = fk_hash_bytes(s->raw.s, s->raw.len);
+		struct fk_str names;
+
+		if (!s->inline_frame.len &&
+		    strmap_get_hashed(cache, h, s->raw.s, s->raw.len, &names)) {
+			g_string_append_len(key, names.s, (gssize)names.len);
+		} else {
+			size_t bad = perf_script_parse_frames(s, c->o.srcline,
+							      c->frames, c->o.skips);
+			append_frames(c, (struct perf_frame *)(void *)c->frames->data,
+				      c->frames->len, java, key);
+			/* a chain with unreadable lines is parsed every time,
+			 * so that each occurrence is counted */
+			if (!bad && !s->inline_frame.len)
+				strmap_put_hashed(cache, h, s->raw.s, s->raw.len,
+						  key->str + from, key->len - from);
+		}
+	}
+	/* without a process name the root frame needs no separator */
+	if (from == 0 && key->len)
+		g_string_erase(key, 0, 1);
 	c->key = saved;
 }
 

@@ -46,7 +46,11 @@ struct collapse_opts {
 	bool include_pid;
 	bool include_tid;
 	struct frame_name_opts names;
+	bool srcline;			/* raw frame text has source lines
+					   (perf_script_opts.srcline) */
 	const char *event_filter;	/* NULL: the first event seen */
+	struct skip_log *skips;		/* where unreadable frame lines are
+					   counted; may be NULL */
 	struct inline_resolver *inliner;	/* NULL unless --inline */
 };
 

@@ -49,28 +49,36 @@ static inline uint64_t mix(uint64_t h)
 	return h;
 }
 
+/*
+ * Four independent lanes of 8 bytes each per round, so the multiplies
+ * overlap: the chain texts hashed per sample are hundreds of bytes long.
+ */
 uint64_t fk_hash_bytes(const void *p, size_t len)
 {
 	const unsigned char *s = p;
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ (len * 0x100000001b3ULL);
+	const uint64_t k1 = 0x9e3779b97f4a7c15ULL, k2 = 0xc2b2ae3d27d4eb4fULL;
+	uint64_t a = k1 ^ len, b = k2, c = k1 * 3, d = k2 * 5;
 	size_t i = 0;
 
-	for (; i + 16 <= len; i += 16) {
-		uint64_t a = load64(s + i), b = load64(s + i + 8);
-		h = (h ^ a) * 0x9e3779b97f4a7c15ULL;
-		h = ((h << 31) | (h >> 33)) ^ b;
-		h *= 0xc2b2ae3d27d4eb4fULL;
+	for (; i + 32 <= len; i += 32) {
+		a = (a ^ load64(s + i)) * k1;
+		b = (b ^ load64(s + i + 8)) * k2;
+		c = (c ^ load64(s + i + 16)) * k1;
+		d = (d ^ load64(s + i + 24)) * k2;
+		a ^= a >> 29;
+		b ^= b >> 31;
+		c ^= c >> 27;
+		d ^= d >> 33;
 	}
-	if (i + 8 <= len) {
-		h = (h ^ load64(s + i)) * 0x9e3779b97f4a7c15ULL;
-		i += 8;
-	}
+	a ^= (b << 17 | b >> 47) ^ (c << 37 | c >> 27) ^ (d << 51 | d >> 13);
+	for (; i + 8 <= len; i += 8)
+		a = (a ^ load64(s + i)) * k1 ^ ((a ^ load64(s + i)) * k1 >> 32);
 	if (i < len) {
 		uint64_t t = 0;
 		memcpy(&t, s + i, len - i);
-		h = (h ^ t) * 0xc2b2ae3d27d4eb4fULL;
+		a = (a ^ t) * k2;
 	}
-	return mix(h);
+	return mix(a);
 }
 
 struct fold_table *fold_table_new(void)

@@ -7,6 +7,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #define BLOCK (1u << 20)
 
@@ -19,7 +22,8 @@ struct line_reader {
 	size_t cap;
 	size_t start;		/* first byte not yet returned */
 	size_t end;		/* bytes in buf */
-	size_t nul_scanned;	/* buf[start..nul_scanned) holds no NUL */
+	size_t nul_at;		/* offset of the first NUL in buf, or SIZE_MAX */
+	size_t pin;		/* offset kept by line_reader_pin(), or SIZE_MAX */
 	uint64_t lineno;
 	uint64_t bytes;
 };
@@ -33,6 +37,8 @@ static struct line_reader *reader_new(int fd, bool owns, const char *name)
 	r->name = g_strdup(name);
 	r->cap = BLOCK;
 	r->buf = g_malloc(r->cap);
+	r->nul_at = SIZE_MAX;
+	r->pin = SIZE_MAX;
 	return r;
 }
 
@@ -63,6 +69,21 @@ struct line_reader *line_reader_from_fd(int fd, const char *name)
 	return reader_new(fd, false, name);
 }
 
+void line_reader_pin(struct line_reader *r, const char *p)
+{
+	r->pin = (size_t)(p - r->buf);
+}
+
+const char *line_reader_pinned(const struct line_reader *r)
+{
+	return r->buf + r->pin;
+}
+
+void line_reader_unpin(struct line_reader *r)
+{
+	r->pin = SIZE_MAX;
+}
+
 const char *line_reader_name(const struct line_reader *r)
 {
 	return r->name;
@@ -87,19 +108,23 @@ void line_reader_free(struct line_reader *r)
 /* Makes room after the unread bytes, sliding them to the front first. */
 static int refill(struct line_reader *r, GError **err)
 {
-	size_t keep = r->end - r->start;
+	size_t from = r->pin < r->start ? r->pin : r->start;
+	size_t keep = r->end - from;
 	ssize_t n;
 
-	if (r->start > 0) {
-		memmove(r->buf, r->buf + r->start, keep);
-		r->nul_scanned -= r->start;
-		r->start = 0;
+	if (from > 0) {
+		memmove(r->buf, r->buf + from, keep);
+		if (r->nul_at != SIZE_MAX)
+			r->nul_at -= from;
+		if (r->pin != SIZE_MAX)
+			r->pin -= from;
+		r->start -= from;
 		r->end = keep;
 	}
 	if (r->end == r->cap) {
 		if (r->cap >= LINE_READER_MAX_LINE) {
 			fk_error_at(err, FK_ERROR_RANGE, r->name, r->lineno + 1,
-				    "line longer than %u MiB",
+				    "line (or sample) longer than %u MiB",
 				    LINE_READER_MAX_LINE >> 20);
 			return -1;
 		}
@@ -116,6 +141,11 @@ static int refill(struct line_reader *r, GError **err)
 	}
 	if (n == 0)
 		r->eof = true;
+	if (r->nul_at == SIZE_MAX) {
+		const char *nul = memchr(r->buf + r->end, '\0', (size_t)n);
+		if (nul)
+			r->nul_at = (size_t)(nul - r->buf);
+	}
 	r->end += (size_t)n;
 	r->bytes += (uint64_t)n;
 	return 0;
@@ -138,18 +168,13 @@ int line_reader_next(struct line_reader *r, struct line *line, GError **err)
 	len = (nl ? (size_t)(nl - r->buf) : r->end) - r->start;
 	r->lineno++;
 	/*
-	 * NUL bytes are looked for once per byte, lazily: whole blocks at a
-	 * time would be faster still, but this keeps the error on the right
-	 * line without a second pass.
+	 * NUL bytes are looked for a block at a time (see refill()); the line
+	 * that holds the first one is the error.
 	 */
-	if (r->nul_scanned < r->start + len) {
-		size_t from = r->nul_scanned > r->start ? r->nul_scanned : r->start;
-		if (memchr(r->buf + from, '\0', r->start + len - from)) {
-			fk_error_at(err, FK_ERROR_BINARY, r->name, r->lineno,
-				    "NUL byte in line: binary input?");
-			return -1;
-		}
-		r->nul_scanned = r->start + len;
+	if (r->nul_at != SIZE_MAX && r->nul_at < r->start + len) {
+		fk_error_at(err, FK_ERROR_BINARY, r->name, r->lineno,
+			    "NUL byte in line: binary input?");
+		return -1;
 	}
 	line->s = r->buf + r->start;
 	line->len = len;
@@ -158,7 +183,84 @@ int line_reader_next(struct line_reader *r, struct line *line, GError **err)
 	if (len && line->s[len - 1] == '\r')
 		line->len--;
 	r->start += len + (nl != NULL);
-	if (r->nul_scanned < r->start)
-		r->nul_scanned = r->start;
 	return 1;
+}
+
+const char *line_reader_cursor(const struct line_reader *r)
+{
+	return r->buf + r->start;
+}
+
+/* popcount of a 16-bit mask without needing the POPCNT instruction */
+static inline size_t ones16(unsigned m)
+{
+	static const unsigned char bits[256] = {
+#define B2(n) n, n + 1, n + 1, n + 2
+#define B4(n) B2(n), B2(n + 1), B2(n + 1), B2(n + 2)
+#define B6(n) B4(n), B4(n + 1), B4(n + 1), B4(n + 2)
+		B6(0), B6(1), B6(1), B6(2)
+#undef B2
+#undef B4
+#undef B6
+	};
+	return (size_t)bits[m & 0xff] + bits[(m >> 8) & 0xff];
+}
+
+static inline bool indent_char(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+size_t line_reader_skip_indented(struct line_reader *r)
+{
+	const char *base = r->buf + r->start;
+	size_t limit = (r->nul_at != SIZE_MAX ? r->nul_at : r->end) - r->start;
+	size_t i = 0, lines = 0, last_nl = SIZE_MAX;
+
+	if (limit == 0 || !indent_char(base[0]))
+		return 0;
+	/*
+	 * Find the first '\n' whose next byte is not an indent; every line
+	 * before it is skipped.  Without one, skip through the last '\n' seen.
+	 */
+#ifdef __SSE2__
+	{
+		const __m128i nl = _mm_set1_epi8('\n'), sp = _mm_set1_epi8(' '),
+			      tab = _mm_set1_epi8('\t');
+		for (; i + 17 <= limit; i += 16) {
+			__m128i a = _mm_loadu_si128((const __m128i *)(base + i));
+			__m128i b = _mm_loadu_si128((const __m128i *)(base + i + 1));
+			unsigned m_nl = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(a, nl));
+			unsigned m_in = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+				_mm_cmpeq_epi8(b, sp), _mm_cmpeq_epi8(b, tab)));
+			unsigned stop = m_nl & ~m_in;
+
+			if (stop) {
+				unsigned pos = (unsigned)__builtin_ctz(stop);
+				unsigned upto = m_nl & ((2u << pos) - 1);
+				lines += ones16(upto);
+				last_nl = i + pos;
+				goto done;
+			}
+			if (m_nl) {
+				lines += ones16(m_nl);
+				last_nl = i + 31 - (size_t)__builtin_clz(m_nl);
+			}
+		}
+	}
+#endif
+	for (; i < limit; i++) {
+		if (base[i] != '\n')
+			continue;
+		lines++;
+		last_nl = i;
+		if (i + 1 < limit && !indent_char(base[i + 1]))
+			break;
+	}
+done:
+	if (last_nl == SIZE_MAX)
+		return 0;
+	r->start += last_nl + 1;
+	r->lineno += lines;
+	return lines;
 }

@@ -6,33 +6,25 @@
 #include <string.h>
 
 /*
- * A sample's text is copied out of the line reader's buffer (which the next
- * read overwrites) into one per-sample buffer; frames hold offsets into it
- * until the sample is complete, because the buffer may move as it grows.
+ * The reader only finds where samples begin and end: a sample's header line
+ * is copied (into hdr) and parsed, and the lines after it are left in the
+ * line reader's buffer, pinned, and handed over as one block (raw).  Frames
+ * are parsed only on demand (perf_script_parse_frames()), because most call
+ * chains repeat and the collapser caches their names by raw text; so the
+ * per-line work here is finding the line's end and looking at its first
+ * byte.
  */
-struct span {
-	size_t off, len;
-};
-
-struct frame_spans {
-	struct span pc, sym, dso, srcline;
-	bool inlined;
-};
-
 struct perf_script_reader {
 	struct line_reader *lr;
 	const struct perf_script_opts *opts;
 	struct skip_log *skips;
-	GString *buf;
-	GArray *spans;		/* struct frame_spans */
-	GArray *frames;		/* struct perf_frame, rebuilt per sample */
-	struct span comm, pid, tid, event;
-	uint64_t period;
-	bool has_period;
+	GString *hdr;		/* the header line; h points into it */
+	size_t raw_len;		/* bytes of the block after the header */
+	struct fk_str inline_frame;	/* a frame on the header line, in hdr */
+	struct perf_sample h;
 	uint64_t header_line;
 	bool in_sample;		/* a header was read; frames may follow */
 	bool lost_sample;	/* the header was unreadable: skip to blank */
-	bool want_srcline;	/* --srcline: the next line belongs to a frame */
 	bool done;
 	bool pending;		/* line holds a header seen before its blank */
 	struct line pending_line;
@@ -136,8 +128,127 @@ static size_t tokenize(const char *line, size_t len, struct token *t)
 	return n;
 }
 
+static bool parse_header_general(const char *line, size_t len,
+				 struct perf_sample *s, struct fk_str *rest);
+
+static uint64_t parse_u64(const char *s, size_t n)
+{
+	uint64_t v = 0;
+
+	for (size_t i = 0; i < n; i++)
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	return v;
+}
+
+/* Extends [*b, *e) over the token that ends just before position e. */
+static bool token_before(const char *line, size_t at, size_t *b, size_t *e)
+{
+	size_t i = at;
+
+	while (i > 0 && is_space(line[i - 1]))
+		i--;
+	*e = i;
+	while (i > 0 && !is_space(line[i - 1]))
+		i--;
+	*b = i;
+	return *e > *b;
+}
+
+/*
+ * The layout perf script prints by default and with the usual -F lists:
+ * "COMM PID/TID [CPU] TIME: PERIOD EVENT: ...", with [CPU], PID/ and PERIOD
+ * optional.  Found from the time column, which is easy to spot; anything
+ * else goes to the general parser.
+ */
+static bool parse_header_fast(const char *line, size_t len,
+			      struct perf_sample *s, struct fk_str *rest)
+{
+	const char *colon = memchr(line, ':', len);
+	size_t t_end, t_beg, b, e, i, j;
+	const char *slash;
+
+	/* the time: DIGITS.DIGITS followed by ':' and a blank */
+	if (!colon || (size_t)(colon - line) + 1 >= len || !is_space(colon[1]))
+		return false;
+	t_end = (size_t)(colon - line);
+	if (!token_before(line, t_end, &t_beg, &b) || b != t_end ||
+	    !time_shaped(line + t_beg, t_end - t_beg + 1))
+		return false;
+	/* an optional [CPU], then PID/TID or TID, then the comm */
+	if (!token_before(line, t_beg, &b, &e))
+		return false;
+	if (cpu_shaped(line + b, e - b) && !token_before(line, b, &b, &e))
+		return false;
+	if (!pid_shaped(line + b, e - b) || b == 0)
+		return false;
+	memset(s, 0, sizeof(*s));
+	s->period = 1;
+	i = b;
+	while (i > 0 && is_space(line[i - 1]))
+		i--;
+	j = 0;
+	while (j < i && is_space(line[j]))
+		j++;
+	s->comm.s = line + j;
+	s->comm.len = i - j;
+	slash = memchr(line + b, '/', e - b);
+	if (slash) {
+		s->pid.s = line + b;
+		s->pid.len = (size_t)(slash - line) - b;
+		s->tid.s = slash + 1;
+		s->tid.len = e - b - s->pid.len - 1;
+	} else {
+		s->tid.s = line + b;
+		s->tid.len = e - b;
+	}
+	/* after the time: an optional PERIOD, then EVENT: */
+	i = t_end + 1;
+	while (i < len && is_space(line[i]))
+		i++;
+	j = i;
+	while (j < len && is_digit(line[j]))
+		j++;
+	if (j > i && j < len && is_space(line[j]) && j - i <= 19) {
+		size_t k = j;
+		while (k < len && is_space(line[k]))
+			k++;
+		b = k;
+		while (k < len && !is_space(line[k]))
+			k++;
+		if (event_shaped(line + b, k - b)) {
+			s->period = parse_u64(line + i, j - i);
+			s->has_period = true;
+			i = b;
+		}
+	}
+	j = i;
+	while (j < len && !is_space(line[j]))
+		j++;
+	if (event_shaped(line + i, j - i)) {
+		s->event.s = line + i;
+		s->event.len = j - i - 1;
+		i = j;
+	}
+	while (i < len && is_space(line[i]))
+		i++;
+	e = len;
+	while (e > i && is_space(line[e - 1]))
+		e--;
+	rest->s = line + i;
+	rest->len = e - i;
+	return true;
+}
+
 bool perf_script_parse_header(const char *line, size_t len,
 			      struct perf_sample *s, struct fk_str *rest)
+{
+	if (parse_header_fast(line, len, s, rest))
+		return true;
+	return parse_header_general(line, len, s, rest);
+}
+
+static bool parse_header_general(const char *line, size_t len,
+				 struct perf_sample *s, struct fk_str *rest)
 {
 	struct token t[MAX_TOKENS];
 	size_t n = tokenize(line, len, t), i, j, pid_at = SIZE_MAX;
@@ -189,7 +300,7 @@ bool perf_script_parse_header(const char *line, size_t len,
 		j++;
 	if (j + 1 < n && all_digits(t[j].s, t[j].n) && t[j].n <= 19 &&
 	    event_shaped(t[j + 1].s, t[j + 1].n)) {
-		s->period = g_ascii_strtoull(t[j].s, NULL, 10);
+		s->period = parse_u64(t[j].s, t[j].n);
 		s->has_period = true;
 		j++;
 	}
@@ -311,9 +422,7 @@ struct perf_script_reader *perf_script_reader_open(const char *path,
 	r->lr = lr;
 	r->opts = opts;
 	r->skips = skips;
-	r->buf = g_string_sized_new(4096);
-	r->spans = g_array_new(FALSE, FALSE, sizeof(struct frame_spans));
-	r->frames = g_array_new(FALSE, FALSE, sizeof(struct perf_frame));
+	r->hdr = g_string_sized_new(256);
 	return r;
 }
 
@@ -322,9 +431,7 @@ void perf_script_reader_free(struct perf_script_reader *r)
 	if (!r)
 		return;
 	line_reader_free(r->lr);
-	g_string_free(r->buf, TRUE);
-	g_array_free(r->spans, TRUE);
-	g_array_free(r->frames, TRUE);
+	g_string_free(r->hdr, TRUE);
 	g_free(r);
 }
 
@@ -333,18 +440,57 @@ uint64_t perf_script_reader_bytes(const struct perf_script_reader *r)
 	return line_reader_bytes(r->lr);
 }
 
-static struct span keep(struct perf_script_reader *r, struct fk_str s)
+static bool is_unknown(struct fk_str s)
 {
-	struct span sp = { r->buf->len, s.len };
-
-	g_string_append_len(r->buf, s.s, (gssize)s.len);
-	return sp;
+	return s.len == 9 && memcmp(s.s, "[unknown]", 9) == 0;
 }
 
-static struct fk_str at(const struct perf_script_reader *r, struct span sp)
+size_t perf_script_parse_frames(const struct perf_sample *s, bool srcline,
+				GArray *frames, struct skip_log *skips)
 {
-	struct fk_str s = { r->buf->str + sp.off, sp.len };
-	return s;
+	const char *p = s->raw.s, *end = s->raw.s + s->raw.len;
+	bool want_srcline = false;
+	uint64_t lineno = s->lineno;
+	size_t bad = 0;
+	struct perf_frame f;
+
+	g_array_set_size(frames, 0);
+	/* a frame printed on the header line (-F without a call chain) */
+	if (s->inline_frame.len && perf_script_parse_frame(s->inline_frame.s,
+			s->inline_frame.len, &f))
+		g_array_append_val(frames, f);
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		const char *next = p + len + 1;
+
+		lineno++;
+		if (len && p[len - 1] == '\r')
+			len--;
+		if (p[0] == '#') {
+			/* a comment, as anywhere in perf script output */
+		} else if (want_srcline) {
+			struct perf_frame *last = &g_array_index(frames,
+				struct perf_frame, frames->len - 1);
+			size_t i = 0;
+			while (i < len && is_space(p[i]))
+				i++;
+			last->srcline.s = p + i;
+			last->srcline.len = len - i;
+			want_srcline = false;
+		} else if (perf_script_parse_frame(p, len, &f)) {
+			g_array_append_val(frames, f);
+			/* stackcollapse-perf.pl reads no source line after an
+			 * unknown symbol in an unknown DSO */
+			want_srcline = srcline && !(is_unknown(f.sym) && is_unknown(f.dso));
+		} else {
+			bad++;
+			if (skips)
+				skip_log_add(skips, s->file, lineno, "unrecognised line");
+		}
+		p = next;
+	}
+	return bad;
 }
 
 static void skip(struct perf_script_reader *r, uint64_t line, const char *why)
@@ -353,31 +499,16 @@ static void skip(struct perf_script_reader *r, uint64_t line, const char *why)
 		skip_log_add(r->skips, line_reader_name(r->lr), line, why);
 }
 
-static void add_frame(struct perf_script_reader *r, const struct perf_frame *f)
-{
-	struct frame_spans fs = {
-		.pc = keep(r, f->pc), .sym = keep(r, f->sym),
-		.dso = keep(r, f->dso), .inlined = f->inlined,
-	};
-
-	g_array_append_val(r->spans, fs);
-	/* stackcollapse-perf.pl reads no source line after an unknown frame */
-	r->want_srcline = r->opts && r->opts->srcline &&
-		!(f->sym.len == 9 && memcmp(f->sym.s, "[unknown]", 9) == 0 &&
-		  f->dso.len == 9 && memcmp(f->dso.s, "[unknown]", 9) == 0);
-}
-
 static void begin_sample(struct perf_script_reader *r, const struct line *line)
 {
-	struct perf_sample h;
 	struct fk_str rest;
-	struct perf_frame f;
 
-	g_string_truncate(r->buf, 0);
-	g_array_set_size(r->spans, 0);
-	r->want_srcline = false;
+	g_string_truncate(r->hdr, 0);
+	g_string_append_len(r->hdr, line->s, (gssize)line->len);
 	r->header_line = line->no;
-	if (!perf_script_parse_header(line->s, line->len, &h, &rest)) {
+	r->raw_len = 0;
+	r->inline_frame.len = 0;
+	if (!perf_script_parse_header(r->hdr->str, r->hdr->len, &r->h, &rest)) {
 		r->in_sample = false;
 		r->lost_sample = true;
 		skip(r, line->no, "sample with unrecognised header");
@@ -385,38 +516,19 @@ static void begin_sample(struct perf_script_reader *r, const struct line *line)
 	}
 	r->in_sample = true;
 	r->lost_sample = false;
-	r->comm = keep(r, h.comm);
-	r->pid = keep(r, h.pid);
-	r->tid = keep(r, h.tid);
-	r->event = keep(r, h.event);
-	r->period = h.period;
-	r->has_period = h.has_period;
-	/* -F without a call chain prints the sample's one frame on this line */
-	if (rest.len && perf_script_parse_frame(rest.s, rest.len, &f))
-		add_frame(r, &f);
+	r->inline_frame = rest;
+	/* the block starts after the header line's end */
+	line_reader_pin(r->lr, line->s + line->len + (line->newline ? 1 : 0));
 }
 
 static void finish_sample(struct perf_script_reader *r, struct perf_sample *s)
 {
-	g_array_set_size(r->frames, r->spans->len);
-	for (guint i = 0; i < r->spans->len; i++) {
-		struct frame_spans *fs = &g_array_index(r->spans, struct frame_spans, i);
-		struct perf_frame *f = &g_array_index(r->frames, struct perf_frame, i);
-		f->pc = at(r, fs->pc);
-		f->sym = at(r, fs->sym);
-		f->dso = at(r, fs->dso);
-		f->srcline = at(r, fs->srcline);
-		f->inlined = fs->inlined;
-	}
-	memset(s, 0, sizeof(*s));
-	s->comm = at(r, r->comm);
-	s->pid = at(r, r->pid);
-	s->tid = at(r, r->tid);
-	s->event = at(r, r->event);
-	s->period = r->period;
-	s->has_period = r->has_period;
-	s->frames = (struct perf_frame *)(void *)r->frames->data;
-	s->nframes = r->frames->len;
+	*s = r->h;
+	s->frames = NULL;
+	s->nframes = 0;
+	s->raw.s = line_reader_pinned(r->lr);
+	s->raw.len = r->raw_len;
+	s->inline_frame = r->inline_frame;
 	s->file = line_reader_name(r->lr);
 	s->lineno = r->header_line;
 	r->in_sample = false;
@@ -425,73 +537,87 @@ static void finish_sample(struct perf_script_reader *r, struct perf_sample *s)
 int perf_script_reader_next(struct perf_script_reader *r,
 			    struct perf_sample *s, GError **err)
 {
-	struct line line;
-	struct perf_frame f;
 	struct perf_sample h;
 	struct fk_str rest;
+	struct line line;
 	int rc;
 
 	if (r->done)
 		return 0;
+	line_reader_unpin(r->lr);	/* the last sample has been used */
 	if (r->pending) {	/* the line is still valid: no read since */
 		r->pending = false;
 		begin_sample(r, &r->pending_line);
 	}
-	while ((rc = line_reader_next(r->lr, &line, err)) > 0) {
-		size_t i = 0;
+	for (;;) {
+		char c;
 
-		while (i < line.len && is_space(line.s[i]))
-			i++;
-		if (i == line.len) {		/* a blank line ends a sample */
-			r->lost_sample = false;
-			if (r->in_sample) {
-				finish_sample(r, s);
-				return 1;
-			}
-			continue;
+		/* the hot path: a sample's indented frame lines, in bulk */
+		if (r->in_sample) {
+			if (line_reader_skip_indented(r->lr))
+				r->raw_len = (size_t)(line_reader_cursor(r->lr) -
+						      line_reader_pinned(r->lr));
+		} else if (r->lost_sample) {
+			line_reader_skip_indented(r->lr);
 		}
+		if ((rc = line_reader_next(r->lr, &line, err)) <= 0)
+			break;
+		c = line.len ? line.s[0] : '\0';
+
 		if (!line.newline) {
 			fk_error_at(err, FK_ERROR_TRUNCATED, line_reader_name(r->lr),
 				    line.no, "input ends in the middle of a line: truncated?");
 			return -1;
 		}
-		if (line.s[0] == '#')
+		/* the common case first: an indented frame line of a sample */
+		if (r->in_sample && is_space(c)) {
+			size_t i = 1;
+			while (i < line.len && is_space(line.s[i]))
+				i++;
+			if (i < line.len) {
+				r->raw_len = (size_t)(line.s + line.len + 1 -
+						      line_reader_pinned(r->lr));
+				continue;
+			}
+		}
+		if (line.len == 0 || is_space(c)) {
+			size_t i = 0;
+			while (i < line.len && is_space(line.s[i]))
+				i++;
+			if (i == line.len) {	/* a blank line ends a sample */
+				r->lost_sample = false;
+				if (r->in_sample) {
+					finish_sample(r, s);
+					return 1;
+				}
+				continue;
+			}
+		}
+		if (c == '#') {
+			if (r->in_sample)
+				r->raw_len = (size_t)(line.s + line.len + 1 -
+						      line_reader_pinned(r->lr));
 			continue;
+		}
 		if (r->lost_sample)
 			continue;
 		if (!r->in_sample) {
 			begin_sample(r, &line);
 			continue;
 		}
-		if (r->want_srcline) {
-			struct frame_spans *fs = &g_array_index(r->spans,
-				struct frame_spans, r->spans->len - 1);
-			struct fk_str src = { line.s + i, line.len - i };
-			fs->srcline = keep(r, src);
-			r->want_srcline = false;
-			continue;
-		}
 		/*
-		 * Frames are indented in perf's output and headers are not,
-		 * but old perf versions printed frames flush left, and -F
-		 * without comm indents headers: try the likelier reading first.
+		 * A line flush left inside a sample: a new header without a
+		 * blank line before it (samples without call chains), or a
+		 * frame as old perf versions printed them.
 		 */
-		if (is_space(line.s[0]) && perf_script_parse_frame(line.s, line.len, &f)) {
-			add_frame(r, &f);
-			continue;
-		}
-		if (perf_script_parse_header(line.s, line.len, &h, &rest)) {
-			/* a new header without a blank line between */
+		if (!(r->opts && r->opts->srcline) &&
+		    perf_script_parse_header(line.s, line.len, &h, &rest)) {
 			finish_sample(r, s);
 			r->pending = true;
 			r->pending_line = line;
 			return 1;
 		}
-		if (!is_space(line.s[0]) && perf_script_parse_frame(line.s, line.len, &f)) {
-			add_frame(r, &f);
-			continue;
-		}
-		skip(r, line.no, "unrecognised line");
+		r->raw_len = (size_t)(line.s + line.len + 1 - line_reader_pinned(r->lr));
 	}
 	if (rc < 0)
 		return rc;

@@ -25,9 +25,9 @@
  * spaces and parentheses; perf's "(inlined)" frames are flagged.  Lines
  * starting with '#' (perf script --header) are comments.
  *
- * Lines that fit nowhere are counted in the skip_log ("unrecognised line");
- * a header that cannot be parsed loses its sample, which is counted once as
- * "sample with unrecognised header".
+ * Lines that fit nowhere are counted in the skip_log ("unrecognised line",
+ * by perf_script_parse_frames()); a header that cannot be parsed loses its
+ * sample, which is counted once as "sample with unrecognised header".
  *
  * stackcollapse-perf.pl drops the last sample when the input does not end
  * with a blank line; so does this reader unless keep_last is set, and it
@@ -66,8 +66,15 @@ struct perf_sample {
 	struct fk_str event;	/* "cpu-clock:pppH" (no final ':'); may be empty */
 	uint64_t period;	/* 1 when perf printed no period */
 	bool has_period;
-	struct perf_frame *frames;	/* leaf first */
+	struct perf_frame *frames;	/* leaf first; NULL when only raw is set */
 	size_t nframes;
+	struct fk_str raw;	/* the reader's samples: the text after the
+				   header line as read, lines ending in '\n'
+				   (see perf_script_parse_frames()) */
+	struct fk_str inline_frame;	/* text after the event on the header
+					   line: a frame when perf printed no
+					   call chain, tracepoint fields, or
+					   empty */
 	const char *file;	/* input name, for messages */
 	uint64_t lineno;	/* line of the header */
 };
@@ -88,7 +95,10 @@ struct perf_script_reader *perf_script_reader_open(const char *path,
 
 /*
  * Returns 1 and fills *s with the next sample, 0 at the end, -1 on error.
- * Everything *s points to stays valid until the next call.
+ * Everything *s points to stays valid until the next call.  The reader does
+ * not parse frames: it sets s->raw, and s->frames to NULL; consumers call
+ * perf_script_parse_frames() (or, like the collapser, first look the raw
+ * text up in a cache: the same call chain recurs in most samples).
  */
 int perf_script_reader_next(struct perf_script_reader *r,
 			    struct perf_sample *s, GError **err);
@@ -105,6 +115,18 @@ void perf_script_reader_free(struct perf_script_reader *r);
  */
 bool perf_script_parse_header(const char *line, size_t len,
 			      struct perf_sample *s, struct fk_str *rest);
+
+/*
+ * Parses the frames of a sample from the reader (s->raw and
+ * s->inline_frame) into frames (struct perf_frame, leaf first, pointing into
+ * the sample's text), replacing the array's contents.  With srcline, the
+ * line after each frame (except an unknown symbol in an unknown DSO) is that
+ * frame's source line.  Comment lines are ignored; any other line that is
+ * not a frame is counted in skips (when not NULL) with its line number, and
+ * the number of such lines is returned.
+ */
+size_t perf_script_parse_frames(const struct perf_sample *s, bool srcline,
+				GArray *frames, struct skip_log *skips);
 
 /* Parses one frame line; returns true and fills *f (pointers into line). */
 bool perf_script_parse_frame(const char *line, size_t len,

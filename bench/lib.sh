@@ -1,0 +1,35 @@
+# bench/lib.sh — helpers for bench/*.bench scripts (sourced).
+#
+#   secs=$(median_time RUNS cmd args...)   median wall seconds of RUNS runs,
+#                                          stdout discarded
+#   mbps BYTES SECONDS                     MB/s (1 MB = 10^6 bytes)
+#   peak_rss_kb cmd args...                peak RSS in KiB (stdout discarded)
+
+median_time() {
+	local runs=$1 i t; shift
+	for ((i = 0; i < runs; i++)); do
+		t=$( { TIMEFORMAT=%R; time "$@" > /dev/null 2>/dev/null; } 2>&1 )
+		echo "$t"
+	done | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'
+}
+
+mbps() {
+	awk -v b="$1" -v s="$2" 'BEGIN { if (s <= 0) s = 0.0001; printf "%.0f", b / 1e6 / s }'
+}
+
+ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN { if (b <= 0) b = 0.0001; printf "%.2f", a / b }'
+}
+
+peak_rss_kb() {
+	"$@" > /dev/null 2>/dev/null &
+	local pid=$! hwm=0 h
+	while kill -0 $pid 2>/dev/null; do
+		h=$(awk '/VmHWM/ { print $2 }' /proc/$pid/status 2>/dev/null)
+		[ -n "$h" ] && hwm=$h
+		sleep 0.02
+	done
+	wait $pid
+	echo "$hwm"
+}
+export -f median_time mbps ratio peak_rss_kb
