@@ -21,6 +21,8 @@ struct perf_script_reader {
 	GString *hdr;		/* the header line; h points into it */
 	size_t raw_len;		/* bytes of the block after the header */
 	struct fk_str inline_frame;	/* a frame on the header line, in hdr */
+	bool header_frame;	/* inline_frame is set and no call chain has
+				   followed (yet): the sample may be complete */
 	struct perf_sample h;
 	uint64_t header_line;
 	bool in_sample;		/* a header was read; frames may follow */
@@ -130,6 +132,7 @@ static size_t tokenize(const char *line, size_t len, struct token *t)
 
 static bool parse_header_general(const char *line, size_t len,
 				 struct perf_sample *s, struct fk_str *rest);
+static bool frame_shaped(const char *line, size_t len);
 
 static uint64_t parse_u64(const char *s, size_t n)
 {
@@ -499,6 +502,37 @@ static void skip(struct perf_script_reader *r, uint64_t line, const char *why)
 		skip_log_add(r->skips, line_reader_name(r->lr), line, why);
 }
 
+/*
+ * Whether perf_script_parse_frame() will accept the line: an address, a
+ * blank, and a final parenthesised group opened after a blank.  Cheaper
+ * than parsing.
+ */
+static bool frame_shaped(const char *line, size_t len)
+{
+	const char *open;
+	size_t i = 0, pc0;
+
+	while (len && is_space(line[len - 1]))
+		len--;
+	if (!len || line[len - 1] != ')')
+		return false;
+	while (i < len && is_space(line[i]))
+		i++;
+	pc0 = i;
+	while (i < len && is_word(line[i]))
+		i++;
+	if (i == pc0 || i == len || !is_space(line[i]))
+		return false;
+	/* usually the last '(' opens the DSO; else look further back */
+	open = memrchr(line + i, '(', len - i);
+	if (open && is_space(open[-1]))
+		return true;
+	for (size_t k = len - 1; k > i; k--)
+		if (line[k] == '(' && is_space(line[k - 1]))
+			return true;
+	return false;
+}
+
 static void begin_sample(struct perf_script_reader *r, const struct line *line)
 {
 	struct fk_str rest;
@@ -516,6 +550,11 @@ static void begin_sample(struct perf_script_reader *r, const struct line *line)
 	}
 	r->in_sample = true;
 	r->lost_sample = false;
+	/*
+	 * Without a call chain perf prints the sample's frame on this line
+	 * and no blank line after it: the next line may be the next sample.
+	 */
+	r->header_frame = rest.len && frame_shaped(rest.s, rest.len);
 	r->inline_frame = rest;
 	/* the block starts after the header line's end */
 	line_reader_pin(r->lr, line->s + line->len + (line->newline ? 1 : 0));
@@ -553,7 +592,7 @@ int perf_script_reader_next(struct perf_script_reader *r,
 		char c;
 
 		/* the hot path: a sample's indented frame lines, in bulk */
-		if (r->in_sample) {
+		if (r->in_sample && !r->header_frame) {
 			if (line_reader_skip_indented(r->lr))
 				r->raw_len = (size_t)(line_reader_cursor(r->lr) -
 						      line_reader_pinned(r->lr));
@@ -568,6 +607,21 @@ int perf_script_reader_next(struct perf_script_reader *r,
 			fk_error_at(err, FK_ERROR_TRUNCATED, line_reader_name(r->lr),
 				    line.no, "input ends in the middle of a line: truncated?");
 			return -1;
+		}
+		if (r->in_sample && r->header_frame && line.len) {
+			struct perf_sample h2;
+			struct fk_str rest2;
+			if (perf_script_parse_header(line.s, line.len, &h2, &rest2)) {
+				finish_sample(r, s);
+				r->pending = true;
+				r->pending_line = line;
+				return 1;
+			}
+			if (is_space(c) && frame_shaped(line.s, line.len)) {
+				/* a call chain: the header's text was not a frame */
+				r->header_frame = false;
+				r->inline_frame.len = 0;
+			}
 		}
 		/* the common case first: an indented frame line of a sample */
 		if (r->in_sample && is_space(c)) {
@@ -623,7 +677,7 @@ int perf_script_reader_next(struct perf_script_reader *r,
 		return rc;
 	r->done = true;
 	if (r->in_sample) {
-		if (r->opts && r->opts->keep_last) {
+		if ((r->opts && r->opts->keep_last) || r->header_frame) {
 			finish_sample(r, s);
 			return 1;
 		}
