@@ -54,9 +54,9 @@ $(BUILD)/bin/%: $(BUILD)/filters/%.o $(COMMON_OBJ) $(LIBA)
 	@mkdir -p $(@D)
 	$(Q_LD)$(CC) $(LDFLAGS) -o $@ $< $(COMMON_OBJ) $(LIBA) $(LIBS)
 
-$(BUILD)/test/%: test/unit/%.c $(LIBA)
+$(BUILD)/test/%: test/unit/%.c $(wildcard test/unit/*.h) $(LIBA)
 	@mkdir -p $(@D)
-	$(Q_CC)$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBA) $(LIBS)
+	$(Q_CC)$(CC) $(CPPFLAGS) -Itest/unit $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBA) $(LIBS)
 
 $(BUILD)/perf-plugin/foldkit.so: $(PLUGIN_SRC) $(wildcard perf-plugin/*.h lib/*.h) $(LIB_OBJ)
 	@mkdir -p $(@D)

@@ -1,0 +1,208 @@
+/* Unit tests for lib/: counts, folded lines, the stack table, the line
+ * reader and the string map. */
+#include "check.h"
+#include "count.h"
+#include "error.h"
+#include "folded.h"
+#include "foldtable.h"
+#include "linereader.h"
+#include "strmap.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static const char *fmt(fk_count c)
+{
+	static char buf[FK_COUNT_BUFSZ + 1];
+	buf[fk_count_format(c, buf)] = '\0';
+	return buf;
+}
+
+static enum fk_count_status parse(const char *s, fk_count *c)
+{
+	return fk_count_parse(s, strlen(s), c);
+}
+
+static void test_counts(void)
+{
+	fk_count c = 0;
+
+	CHECK(parse("0", &c) == FK_COUNT_OK && c == 0);
+	CHECK(parse("17", &c) == FK_COUNT_OK && c == fk_count_from_u64(17));
+	CHECK(parse("18446744073709551615", &c) == FK_COUNT_OK);
+	CHECK_STR(fmt(c), "18446744073709551615");
+	CHECK_STR(fmt(c + c), "36893488147419103230");	/* no 64-bit overflow */
+	CHECK(parse("18446744073709551616", &c) == FK_COUNT_TOO_LARGE);
+	CHECK(parse("99999999999999999999999", &c) == FK_COUNT_TOO_LARGE);
+	CHECK(parse("-1", &c) == FK_COUNT_NEGATIVE);
+	CHECK(parse("", &c) == FK_COUNT_EMPTY);
+	CHECK(parse("abc", &c) == FK_COUNT_INVALID);
+	CHECK(parse("12x", &c) == FK_COUNT_INVALID);
+	CHECK(parse("1.2.3", &c) == FK_COUNT_INVALID);
+	CHECK(parse(".", &c) != FK_COUNT_OK);
+	CHECK(parse("+", &c) != FK_COUNT_OK);
+	CHECK(parse("1.5", &c) == FK_COUNT_OK);
+	CHECK_STR(fmt(c), "1.5");
+	CHECK(parse("0.000000001", &c) == FK_COUNT_OK && c == 1);
+	CHECK(parse("0.0000000001", &c) == FK_COUNT_TOO_PRECISE);
+	CHECK(parse("2.50", &c) == FK_COUNT_OK);
+	CHECK_STR(fmt(c), "2.5");
+	CHECK(parse("3.", &c) == FK_COUNT_OK);
+	CHECK_STR(fmt(c), "3");
+	CHECK(parse(".25", &c) == FK_COUNT_OK);
+	CHECK_STR(fmt(c), "0.25");
+	/* 0.1 + 0.2 is exactly 0.3 here, unlike in binary floating point */
+	{
+		fk_count a, b;
+		parse("0.1", &a);
+		parse("0.2", &b);
+		CHECK_STR(fmt(a + b), "0.3");
+		CHECK_STR(fmt(a - b), "-0.1");
+	}
+	CHECK_STR(fmt(-fk_count_from_u64(5)), "-5");
+}
+
+static const char *folded(const char *line, struct folded_line *fl)
+{
+	return folded_parse(line, strlen(line), fl);
+}
+
+static void test_folded(void)
+{
+	struct folded_line fl;
+
+	CHECK(folded("a;b 5", &fl) == NULL && fl.len == 3 && fl.ncounts == 1 &&
+	      fl.count[0] == fk_count_from_u64(5));
+	CHECK(folded("a;b 1 2", &fl) == NULL && fl.len == 3 && fl.ncounts == 2 &&
+	      fl.count[0] == fk_count_from_u64(1) && fl.count[1] == fk_count_from_u64(2));
+	CHECK(folded("a b;c\t3  ", &fl) == NULL && fl.len == 5 &&
+	      fl.count[0] == fk_count_from_u64(3));
+	CHECK(folded("a;b 0.5", &fl) == NULL && fl.count[0] == FK_COUNT_ONE / 2);
+	CHECK_STR(folded("a;b", &fl), "missing count");
+	CHECK_STR(folded("5", &fl), "missing stack");
+	CHECK_STR(folded("a;b -1", &fl), "negative count");
+	CHECK_STR(folded("a;b 1x", &fl), "count is not a number");
+	CHECK_STR(folded("a;b 18446744073709551616", &fl), "count above 2^64-1");
+	CHECK_STR(folded("# comment 1", &fl), "comment");
+}
+
+static void test_table(void)
+{
+	struct fold_table *t = fold_table_new();
+	const char *keys[] = { "b", "a;b", "a", "\xff", "a;a", "B", "a;b" };
+	const char *want[] = { "B", "a", "a;a", "a;b", "b", "\xff" };
+	struct fold_entry **v;
+	size_t n;
+
+	for (size_t i = 0; i < G_N_ELEMENTS(keys); i++)
+		fold_table_add(t, keys[i], strlen(keys[i]), fk_count_from_u64(i + 1));
+	v = fold_table_sorted(t, &n);
+	CHECK(n == 6);
+	for (size_t i = 0; i < n && i < G_N_ELEMENTS(want); i++)
+		CHECK_STR(v[i]->stack, want[i]);
+	CHECK(v[n] == NULL);
+	CHECK(fold_table_find(t, "a;b", 3)->count[0] == fk_count_from_u64(2 + 7));
+	CHECK(fold_table_find(t, "zz", 2) == NULL);
+	g_free(v);
+	/* counts beyond 64 bits stay exact */
+	fold_table_add(t, "big", 3, fk_count_from_u64(UINT64_MAX));
+	fold_table_add(t, "big", 3, fk_count_from_u64(UINT64_MAX));
+	CHECK_STR(fmt(fold_table_find(t, "big", 3)->count[0]), "36893488147419103230");
+	/* many keys: growth keeps every entry */
+	for (int i = 0; i < 100000; i++) {
+		char k[32];
+		int len = snprintf(k, sizeof(k), "k;%d", i);
+		fold_table_add2(t, k, (size_t)len, 1, 2);
+	}
+	CHECK(fold_table_size(t) == 7 + 100000);
+	CHECK(fold_table_find(t, "k;99999", 7)->count[1] == 2);
+	fold_table_free(t);
+}
+
+static struct line_reader *reader_on(const char *text, size_t len)
+{
+	int fds[2];
+	if (pipe(fds) != 0)
+		abort();
+	if (write(fds[1], text, len) != (ssize_t)len)
+		abort();
+	close(fds[1]);
+	return line_reader_from_fd(fds[0], "t");
+}
+
+static void test_reader(void)
+{
+	struct line_reader *r;
+	struct line l;
+	GError *err = NULL;
+	char *big;
+
+	r = reader_on("a\r\nbc\n\nlast", 11);
+	CHECK(line_reader_next(r, &l, &err) == 1 && l.len == 1 && l.no == 1 && l.newline);
+	CHECK(line_reader_next(r, &l, &err) == 1 && l.len == 2 && memcmp(l.s, "bc", 2) == 0);
+	CHECK(line_reader_next(r, &l, &err) == 1 && l.len == 0);
+	CHECK(line_reader_next(r, &l, &err) == 1 && l.len == 4 && !l.newline && l.no == 4);
+	CHECK(line_reader_next(r, &l, &err) == 0);
+	line_reader_free(r);
+
+	r = reader_on("ok\nbad\0line\n", 12);
+	CHECK(line_reader_next(r, &l, &err) == 1);
+	CHECK(line_reader_next(r, &l, &err) == -1 && err && err->code == FK_ERROR_BINARY);
+	CHECK(err && strstr(err->message, "t:2:") == err->message);
+	g_clear_error(&err);
+	line_reader_free(r);
+
+	/* a 3 MiB line, longer than the read block (pipes hold less: use a file) */
+	{
+		char path[] = "/tmp/foldkit-unit-XXXXXX";
+		int fd = mkstemp(path);
+		size_t n = 3u << 20;
+		big = g_malloc(n + 1);
+		memset(big, 'x', n);
+		big[n] = '\n';
+		CHECK(fd >= 0 && write(fd, big, n + 1) == (ssize_t)(n + 1));
+		close(fd);
+		r = line_reader_open(path, &err);
+		CHECK(r && line_reader_next(r, &l, &err) == 1 && l.len == n);
+		line_reader_free(r);
+		unlink(path);
+		g_free(big);
+	}
+
+	/* the indented-line skip counts lines and stops at the right place */
+	{
+		const char *text = "h\n\t1 a (x)\n\t2 b (y)\n   3 c (z)\n\nnext\n";
+		r = reader_on(text, strlen(text));
+		CHECK(line_reader_next(r, &l, &err) == 1 && l.no == 1);
+		CHECK(line_reader_skip_indented(r) == 3);
+		CHECK(line_reader_next(r, &l, &err) == 1 && l.len == 0 && l.no == 5);
+		CHECK(line_reader_skip_indented(r) == 0);
+		CHECK(line_reader_next(r, &l, &err) == 1 && l.no == 6 && memcmp(l.s, "next", 4) == 0);
+		line_reader_free(r);
+	}
+}
+
+static void test_strmap(void)
+{
+	struct strmap *m = strmap_new(64);
+	struct fk_str v;
+
+	CHECK(strmap_put(m, "k1", 2, "v1", 2));
+	CHECK(!strmap_put(m, "k1", 2, "other", 5));	/* never overwritten */
+	CHECK(strmap_get(m, "k1", 2, &v) && v.len == 2 && memcmp(v.s, "v1", 2) == 0);
+	CHECK(!strmap_get(m, "k2", 2, &v));
+	CHECK(!strmap_put(m, "long", 4, "................................................................", 64));
+	CHECK(strmap_size(m) == 1);
+	strmap_free(m);
+}
+
+int main(void)
+{
+	test_counts();
+	test_folded();
+	test_table();
+	test_reader();
+	test_strmap();
+	return CHECK_DONE();
+}
