@@ -1,5 +1,6 @@
 # foldkit — see README.md.  `make`, `make check`, `make demo`, `make bench`.
 .DELETE_ON_ERROR:
+.SECONDARY:
 .SUFFIXES:
 .DEFAULT_GOAL := all
 

@@ -1,6 +1,7 @@
 #include "tool.h"
 
 #include <errno.h>
+#include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,13 @@ static char outbuf[1 << 16];
 void tool_init(const char *tool)
 {
 	name = tool;
+	/*
+	 * glib writes its messages (--help) in the locale's charset, and under
+	 * the C locale turns "…" into "?"; the tools treat their data as bytes
+	 * whatever the locale, so a UTF-8 character type costs nothing.
+	 */
+	if (!setlocale(LC_CTYPE, "C.UTF-8"))
+		setlocale(LC_CTYPE, "");
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 }
 
