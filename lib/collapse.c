@@ -24,6 +24,10 @@ struct collapser {
 	char *kept;		/* the event being aggregated */
 	GArray *events;		/* struct event_count, first-seen order */
 	struct strmap *chains[2];	/* raw frame text -> ";name;name" */
+	struct strmap *entries;	/* process name + cached chain address ->
+				   its fold_entry: skips building and
+				   hashing the whole stack per sample */
+	GString *scratch;
 	GArray *frames;		/* scratch for parsing */
 };
 
@@ -40,6 +44,8 @@ struct collapser *collapser_new(const struct collapse_opts *opts)
 	c->chains[0] = strmap_new(CHAIN_CACHE_BYTES);
 	c->chains[1] = strmap_new(CHAIN_CACHE_BYTES);
 	c->frames = g_array_new(FALSE, FALSE, sizeof(struct perf_frame));
+	c->entries = strmap_new(CHAIN_CACHE_BYTES / 4);
+	c->scratch = g_string_sized_new(256);
 	return c;
 }
 
@@ -52,6 +58,8 @@ void collapser_free(struct collapser *c)
 	g_array_free(c->events, TRUE);
 	strmap_free(c->chains[0]);
 	strmap_free(c->chains[1]);
+	strmap_free(c->entries);
+	g_string_free(c->scratch, TRUE);
 	g_array_free(c->frames, TRUE);
 	fold_table_free(c->table);
 	g_string_free(c->key, TRUE);
@@ -87,9 +95,9 @@ static bool count_event(struct collapser *c, struct fk_str ev)
 	return strcmp(e->name, c->kept) == 0;
 }
 
-static void append_process(struct collapser *c, const struct perf_sample *s)
+static void append_process(struct collapser *c, const struct perf_sample *s,
+			   GString *k)
 {
-	GString *k = c->key;
 	size_t from = k->len;
 
 	g_string_append_len(k, s->comm.s, (gssize)s->comm.len);
@@ -134,7 +142,7 @@ void collapser_stack_key(struct collapser *c, const struct perf_sample *s,
 	c->key = key;
 	g_string_truncate(key, 0);
 	if (s->comm.len)
-		append_process(c, s);
+		append_process(c, s, key);
 	from = key->len;
 	if (s->frames || (!s->raw.len && !s->inline_frame.len)) {
 		append_frames(c, s->frames, s->nframes, java, key);
@@ -166,13 +174,40 @@ void collapser_stack_key(struct collapser *c, const struct perf_sample *s,
 
 void collapser_add(struct collapser *c, const struct perf_sample *s)
 {
+	fk_count n;
+	struct fold_entry *e;
+
 	if (s->event.len && !count_event(c, s->event))
 		return;
+	n = fk_count_from_u64(s->has_period ? s->period : 1);
+	/*
+	 * The fast path: a chain already in the cache, for a process name
+	 * already seen with it, goes straight to its table entry.
+	 */
+	if (!s->frames && s->raw.len && !s->inline_frame.len) {
+		bool java = s->comm.len == 4 && memcmp(s->comm.s, "java", 4) == 0;
+		struct fk_str names, hit;
+
+		if (strmap_get(c->chains[java], s->raw.s, s->raw.len, &names)) {
+			GString *k = c->scratch;
+			g_string_truncate(k, 0);
+			g_string_append_len(k, (const char *)&names.s, sizeof(names.s));
+			append_process(c, s, k);
+			if (strmap_get(c->entries, k->str, k->len, &hit)) {
+				memcpy(&e, hit.s, sizeof(e));
+				fold_table_bump(c->table, e, n, 0);
+				return;
+			}
+			collapser_stack_key(c, s, c->key);
+			e = fold_table_add(c->table, c->key->str, c->key->len, n);
+			strmap_put(c->entries, k->str, k->len, &e, sizeof(e));
+			return;
+		}
+	}
 	collapser_stack_key(c, s, c->key);
 	if (c->key->len == 0)
 		return;
-	fold_table_add(c->table, c->key->str, c->key->len,
-		       fk_count_from_u64(s->has_period ? s->period : 1));
+	fold_table_add(c->table, c->key->str, c->key->len, n);
 }
 
 char *collapser_event_note(const struct collapser *c)

@@ -188,6 +188,15 @@ struct fold_entry *fold_table_add2(struct fold_table *t, const char *stack,
 	return e;
 }
 
+void fold_table_bump(struct fold_table *t, struct fold_entry *e, fk_count c0,
+		     fk_count c1)
+{
+	e->count[0] += c0;
+	e->count[1] += c1;
+	t->total[0] += c0;
+	t->total[1] += c1;
+}
+
 struct fold_entry *fold_table_find(const struct fold_table *t,
 				   const char *stack, size_t len)
 {

@@ -55,6 +55,10 @@ static inline struct fold_entry *fold_table_add(struct fold_table *t,
 	return fold_table_add2(t, stack, len, c, 0);
 }
 
+/* Adds to an entry returned by fold_table_add2() (keeps the totals right). */
+void fold_table_bump(struct fold_table *t, struct fold_entry *e, fk_count c0,
+		     fk_count c1);
+
 /* The entry for stack, or NULL. */
 struct fold_entry *fold_table_find(const struct fold_table *t,
 				   const char *stack, size_t len);
