@@ -361,17 +361,29 @@ static bool split_dso(const char *line, size_t from, size_t end,
 	return true;
 }
 
-bool perf_script_parse_frame(const char *line, size_t len,
-			     struct perf_frame *f)
+/*
+ * A frame line starts with blanks and an address: returns the offset of the
+ * blank after the address (setting *pc0 to where the address starts), or 0
+ * when the line does not start that way.
+ */
+static size_t address_end(const char *line, size_t len, size_t *pc0)
 {
-	size_t i = 0, pc0, end = len;
+	size_t i = 0;
 
 	while (i < len && is_space(line[i]))
 		i++;
-	pc0 = i;
+	*pc0 = i;
 	while (i < len && is_word(line[i]))
 		i++;
-	if (i == pc0 || i == len || !is_space(line[i]))
+	return i == *pc0 || i == len || !is_space(line[i]) ? 0 : i;
+}
+
+bool perf_script_parse_frame(const char *line, size_t len,
+			     struct perf_frame *f)
+{
+	size_t pc0, end = len, i = address_end(line, len, &pc0);
+
+	if (!i)
 		return false;
 	memset(f, 0, sizeof(*f));
 	f->pc.s = line + pc0;
@@ -510,18 +522,11 @@ static void skip(struct perf_script_reader *r, uint64_t line, const char *why)
 static bool frame_shaped(const char *line, size_t len)
 {
 	const char *open;
-	size_t i = 0, pc0;
+	size_t i, pc0;
 
 	while (len && is_space(line[len - 1]))
 		len--;
-	if (!len || line[len - 1] != ')')
-		return false;
-	while (i < len && is_space(line[i]))
-		i++;
-	pc0 = i;
-	while (i < len && is_word(line[i]))
-		i++;
-	if (i == pc0 || i == len || !is_space(line[i]))
+	if (!len || line[len - 1] != ')' || !(i = address_end(line, len, &pc0)))
 		return false;
 	/* usually the last '(' opens the DSO; else look further back */
 	open = memrchr(line + i, '(', len - i);
