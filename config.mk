@@ -26,7 +26,7 @@ CPPFLAGS += -D_GNU_SOURCE -Ilib -Ifilters/common $(PKG_CFLAGS)
 CFLAGS   += -std=gnu11 $(OPT) -g -Wall -Wextra -Werror -Wno-unused-parameter -fno-strict-aliasing $(SANFLAGS)
 PIC      := -fPIC
 LDFLAGS  += $(SANFLAGS)
-LIBS     += $(PKG_LIBS) -lm
+LIBS     += $(PKG_LIBS) -liberty -lm
 PLUGIN_LIBS :=
 
 V ?= 0

@@ -121,12 +121,26 @@ static void append_process(struct collapser *c, const struct perf_sample *s,
 static void append_frames(struct collapser *c, const struct perf_frame *frames,
 			  size_t n, bool java, GString *key)
 {
+	const struct perf_frame *expanded = NULL;	/* by the inliner */
+
 	for (size_t i = n; i-- > 0;) {
 		const struct perf_frame *f = &frames[i];
+		/*
+		 * perf's "(inlined)" frames sit leafward of their real frame
+		 * with its address; once the inliner has expanded that frame
+		 * they would only repeat its names.
+		 */
+		if (f->inlined && expanded && expanded->pc.len == f->pc.len &&
+		    memcmp(expanded->pc.s, f->pc.s, f->pc.len) == 0)
+			continue;
+		if (!f->inlined)
+			expanded = NULL;
 		g_string_append_c(key, ';');
 		if (c->o.inliner && c->o.inliner->resolve &&
-		    c->o.inliner->resolve(c->o.inliner->self, f, c->o.inliner->context, key))
+		    c->o.inliner->resolve(c->o.inliner->self, f, c->o.inliner->context, key)) {
+			expanded = f;
 			continue;
+		}
 		frame_name_append(key, &c->o.names, f, java);
 	}
 }
