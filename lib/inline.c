@@ -160,18 +160,40 @@ static bool parse_pc(const struct fk_str *s, uint64_t *pc)
 /*
  * The name addr2line prints for a function DIE: its linkage name when it
  * has one (following DW_AT_abstract_origin and DW_AT_specification, as for
- * inlined instances and out-of-class definitions), else DW_AT_name.
+ * inlined instances and out-of-class definitions), else DW_AT_name, and
+ * *linkage says which.
  */
-static const char *die_name(Dwarf_Die *die)
+static const char *die_name(Dwarf_Die *die, bool *linkage)
 {
 	Dwarf_Attribute a;
 	const char *s;
 
+	*linkage = true;
 	if ((s = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &a))))
 		return s;
 	if ((s = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a))))
 		return s;
+	*linkage = false;
 	return dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
+}
+
+/*
+ * Languages whose DW_AT_name is the symbol's name.  For the others (C++
+ * and the like) addr2line distrusts a bare DW_AT_name such as "operator()"
+ * of a lambda and names the innermost function after the ELF symbol that
+ * contains the address instead.
+ */
+static bool name_is_symbol(int lang)
+{
+	switch (lang) {
+	case DW_LANG_C89: case DW_LANG_C: case DW_LANG_C99: case DW_LANG_C11:
+	case DW_LANG_ObjC: case DW_LANG_UPC: case DW_LANG_Cobol74:
+	case DW_LANG_Cobol85: case DW_LANG_Fortran77: case DW_LANG_Pascal83:
+	case DW_LANG_Mips_Assembler:
+		return true;
+	default:
+		return false;
+	}
 }
 
 /* Appends name demangled as `addr2line -C` does, or "??" when unknown. */
@@ -253,9 +275,16 @@ static size_t die_chain(Dwfl_Module *mod, uint64_t pc, GArray *out)
 		Dwarf_Attribute a;
 		Dwarf_Word w;
 
+		bool linkage;
+
 		if (!is_function(die))
 			continue;
-		e = (struct chain_entry){ .name = die_name(die), .file = file, .line = lineno };
+		e = (struct chain_entry){ .name = die_name(die, &linkage), .file = file, .line = lineno };
+		if (out->len == 0 && !linkage && !name_is_symbol(dwarf_srclang(cu))) {
+			const char *sym = dwfl_module_addrname(mod, pc);
+			if (sym)
+				e.name = sym;
+		}
 		g_array_append_val(out, e);
 		if (dwarf_tag(die) != DW_TAG_inlined_subroutine)
 			break;

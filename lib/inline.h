@@ -8,13 +8,28 @@
  *	...
  *	inline_resolver_free(ir);
  *
- * A frame is resolved when its DSO is a file (not "[kernel.kallsyms]", not a
- * "[...]" pseudo-DSO, not a perf-PID.map JIT map) and the file has line
- * information for the address; the names come out outermost first,
- * demangled, each followed by ":FILE:LINE" with context.  Anything else
- * falls back to the frame's own symbol, as stackcollapse-perf.pl does when
- * addr2line answers "??".  One process, no children: the Perl script's
- * `addr2line` per address is what made --inline unusable on real profiles.
+ *	"  11e4 work+0x44 (/tmp/prog)"  gives  "work;stage;mix"
+ *	with context                           "work:prog.c:11;stage:chain.h:10;mix:chain.h:5"
+ *
+ * The answer is what `addr2line -a ADDR -e DSO -i -f -s -C` prints, the
+ * way stackcollapse-perf.pl uses it: names outermost first, demangled with
+ * their argument lists, " (discriminator N)" dropped, each followed by
+ * ":FILE:LINE" (the file's basename) with context.  Separate debug files
+ * are found by build-id and .gnu_debuglink, as addr2line finds them.
+ *
+ * Frames that keep their own symbol (framename.h), as when addr2line
+ * answers "??": DSOs the Perl script skips ("[kernel.kallsyms]", any
+ * "[...]", /tmp/perf-PID.map, paths containing "kernel."), perf's own
+ * "(inlined)" frames, files that do not exist or are not executables or
+ * shared objects, and addresses without line information (where addr2line
+ * would guess a name from the symbol table).
+ *
+ * perf script prints a file offset, not an address; it is translated
+ * through the PT_LOAD segments, so non-PIE executables resolve too (the
+ * Perl script gets "??" there).  One process, no children: the Perl
+ * script's addr2line per address is what made --inline unusable on real
+ * profiles.  Memory: one open file per DSO, one string per distinct
+ * address.
  */
 #ifndef FOLDKIT_INLINE_H
 #define FOLDKIT_INLINE_H
@@ -23,7 +38,11 @@
 
 #include <stdbool.h>
 
-/* Returns a resolver for collapse_opts.inliner; free with _free(). */
+/*
+ * Returns a resolver for collapse_opts.inliner; context adds ":FILE:LINE".
+ * The caller owns it; free it with inline_resolver_free() (NULL is fine)
+ * after the collapser that uses it.
+ */
 struct inline_resolver *inline_resolver_new(bool context);
 void inline_resolver_free(struct inline_resolver *ir);
 

@@ -5,7 +5,8 @@
 #
 # It builds a shared library and three executables calling it (PIE, non-PIE,
 # and non-PIE with .text moved away from its file offset), each with a chain
-# of always_inline functions, records them with `perf record -g` (frame
+# of always_inline functions, and a C++ program (templates, an anonymous
+# namespace, a lambda behind std::function), records them with `perf record -g` (frame
 # pointers) and with `--call-graph dwarf` (where perf script itself prints
 # "(inlined)" frames), and checks that:
 #  - the inlined functions appear in `perf script | fp-collapse --inline`
@@ -39,7 +40,7 @@ skip() {
 }
 bad() { echo "inline.sh: FAIL: $*" >&2; fail=1; }
 
-for c in perf cc addr2line readelf awk join; do
+for c in perf cc c++ addr2line readelf awk join; do
 	command -v $c >/dev/null 2>&1 || skip "$c not found"
 done
 [ -x "$FP" ] || { echo "inline.sh: no $FP; run make" >&2; exit 1; }
@@ -91,12 +92,54 @@ int main(int argc, char **argv)
 	return 0;
 }
 EOF
+cat >"$T/cxx.cc" <<'EOF'
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+namespace ns {
+template <typename T> struct Acc {
+	T v{};
+	__attribute__((always_inline)) void add(T x)
+	{
+		for (int i = 0; i < 64; i++)
+			v = v * 6364136223846793005UL + x;
+	}
+};
+namespace {
+__attribute__((always_inline)) inline unsigned long step(Acc<unsigned long> &a, unsigned long i)
+{
+	a.add(i);
+	a.add(i ^ 7);
+	return a.v;
+}
+}
+__attribute__((noinline)) unsigned long run(unsigned long n, const std::function<unsigned long(unsigned long)> &f)
+{
+	Acc<unsigned long> a;
+	unsigned long s = 0;
+	for (unsigned long i = 0; i < n; i++)
+		s += step(a, f(i));
+	return s;
+}
+}
+int main(int argc, char **argv)
+{
+	unsigned long n = argc > 1 ? strtoul(argv[1], nullptr, 10) : 2000000;
+	auto spin = [](unsigned long x) {
+		for (int i = 0; i < 64; i++)
+			x = x * 3 + 1;
+		return x;
+	};
+	std::printf("%lu\n", ns::run(n, spin));
+}
+EOF
 # Leaf functions keep their frame pointer so the caller shows up.
 CFLAGS="-O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer"
 cc $CFLAGS -fPIC -shared -o "$T/libinl.so" "$T/lib.c" &&
 cc $CFLAGS -o "$T/pie" "$T/prog.c" -L"$T" -linl -Wl,-rpath,"$T" &&
 cc $CFLAGS -no-pie -o "$T/nopie" "$T/prog.c" -L"$T" -linl -Wl,-rpath,"$T" &&
-cc $CFLAGS -no-pie -Wl,--section-start=.text=0x900000 -o "$T/moved" "$T/prog.c" -L"$T" -linl -Wl,-rpath,"$T" ||
+cc $CFLAGS -no-pie -Wl,--section-start=.text=0x900000 -o "$T/moved" "$T/prog.c" -L"$T" -linl -Wl,-rpath,"$T" &&
+c++ $CFLAGS -o "$T/cxx" "$T/cxx.cc" ||
 	{ echo "inline.sh: cannot compile the test programs" >&2; exit 1; }
 
 record() { # name perf-record-options... -- program
@@ -110,6 +153,7 @@ record() { # name perf-record-options... -- program
 record pie -g -e cpu-clock -F 2000 "$T/pie"
 record nopie -g -e cpu-clock -F 2000 "$T/nopie"
 record moved -g -e cpu-clock -F 2000 "$T/moved" 1000000
+record cxx -g -e cpu-clock -F 2000 "$T/cxx"
 record dwarf --call-graph dwarf -e cpu-clock -F 300 "$T/pie" 500000
 
 # 1. The real pipeline shows the inlined functions.
@@ -124,6 +168,12 @@ for name in pie nopie moved; do
 	"$FP" "$T/$name.txt" | grep -q ';stage' && bad "$name: stage visible without --inline?"
 done
 
+# C++: names demangled with their argument lists, as addr2line -C prints.
+"$FP" --inline "$T/cxx.txt" >"$T/cxx.folded" || bad "cxx: fp-collapse --inline failed"
+grep -Fq ';ns::run(unsigned long, std::function<unsigned long (unsigned long)> const&);step;ns::Acc<unsigned long>::add(unsigned long) ' "$T/cxx.folded" ||
+	bad "cxx: no run;step;Acc<unsigned long>::add stack"
+grep -Fq ';_M_invoke;__invoke_r<' "$T/cxx.folded" || bad "cxx: the lambda's inline chain is missing"
+
 # 2. perf's own "(inlined)" frames (DWARF call graphs): annotated "_[i]"
 # without --inline, not repeated once fp-collapse --inline expands.
 grep -q '(inlined)$' "$T/dwarf.txt" || bad "dwarf: perf script printed no (inlined) frames"
@@ -135,7 +185,7 @@ grep -Eq '(stage|mix)_\[i\]' "$T/dwarf.folded" && bad "dwarf: perf's inlined fra
 # 3. Frame by frame against addr2line.  Each distinct (address, DSO) of the
 # recordings becomes a one-frame sample whose comm names it, so the folded
 # output maps back to the frame.
-cat "$T/pie.txt" "$T/nopie.txt" "$T/moved.txt" "$T/dwarf.txt" |
+cat "$T/pie.txt" "$T/nopie.txt" "$T/moved.txt" "$T/cxx.txt" "$T/dwarf.txt" |
 awk '
 function code(n,   s) { s = ""; do { s = s sprintf("%c", 97 + n % 26); n = int(n / 26) } while (n); return s }
 /^[ \t]+[0-9a-f]+ .* \(.*\)$/ && !/\(inlined\)$/ {
