@@ -34,7 +34,8 @@ struct resolver {
 	struct inline_resolver pub;	/* first: inline_resolver_free() casts */
 	GHashTable *dsos;	/* path (owned) -> struct dso_entry * (owned) */
 	GHashTable *results;	/* struct addr_key * (owned) -> char * or NULL */
-	GString *path;		/* scratch: the frame's DSO, NUL-terminated */
+	GString *path;		/* the last frame's DSO, NUL-terminated */
+	struct dso_entry *last;	/* its entry, or NULL */
 	GString *chain;		/* scratch: the names being built */
 };
 
@@ -103,7 +104,11 @@ static bool dso_skipped(const char *dso)
 	return false;
 }
 
-static struct dso_entry *dso_open(struct resolver *r, const char *path)
+/*
+ * The entry for path, opening the file the first time it is seen (or
+ * recording that it is skipped or cannot be opened).
+ */
+static struct dso_entry *dso_get(struct resolver *r, const char *path)
 {
 	struct dso_entry *d = g_hash_table_lookup(r->dsos, path);
 	GElf_Addr bias;
@@ -115,7 +120,7 @@ static struct dso_entry *dso_open(struct resolver *r, const char *path)
 		return d;
 	d = g_new0(struct dso_entry, 1);
 	g_hash_table_insert(r->dsos, g_strdup(path), d);
-	if (!(d->dwfl = dwfl_begin(&callbacks)))
+	if (dso_skipped(path) || !(d->dwfl = dwfl_begin(&callbacks)))
 		return d;
 	/* base 0 with add_p_vaddr: the module sits at its own p_vaddr */
 	d->mod = dwfl_report_elf(d->dwfl, path, path, -1, 0, true);
@@ -363,7 +368,7 @@ static bool resolve(void *self, const struct perf_frame *f, bool context,
 		    GString *out)
 {
 	struct resolver *r = self;
-	struct dso_entry *d;
+	struct dso_entry *d = r->last;
 	struct addr_key k, *kp;
 	gpointer value;
 	uint64_t pc;
@@ -371,11 +376,15 @@ static bool resolve(void *self, const struct perf_frame *f, bool context,
 	/* perf's own "(inlined)" frames are already expanded */
 	if (f->inlined || f->dso.len == 0 || !parse_pc(&f->pc, &pc))
 		return false;
-	g_string_truncate(r->path, 0);
-	g_string_append_len(r->path, f->dso.s, (gssize)f->dso.len);
-	if (strlen(r->path->str) != r->path->len || dso_skipped(r->path->str))
-		return false;
-	d = dso_open(r, r->path->str);
+	/* consecutive frames mostly share their DSO: skip the path lookup */
+	if (!d || r->path->len != f->dso.len || memcmp(r->path->str, f->dso.s, f->dso.len)) {
+		g_string_truncate(r->path, 0);
+		g_string_append_len(r->path, f->dso.s, (gssize)f->dso.len);
+		r->last = NULL;
+		if (memchr(f->dso.s, '\0', f->dso.len))
+			return false;
+		r->last = d = dso_get(r, r->path->str);
+	}
 	if (!d->mod)
 		return false;
 	k = (struct addr_key){ d, pc };
