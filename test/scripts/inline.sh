@@ -201,15 +201,17 @@ function code(n,   s) { s = ""; do { s = s sprintf("%c", 97 + n % 26); n = int(n
 nframes=$(wc -l <"$T/frames.txt")
 [ "$nframes" -ge 10 ] || bad "only $nframes distinct user-space frames recorded"
 
-# addr2line, once per DSO with all its addresses, the way the Perl script
-# reads it: after the "0x..." line, (function, file:line) pairs innermost
-# first; " (discriminator N)" removed; reversed; "??" means no answer.
+# addr2line, once per address as the Perl script runs it (within one
+# process, addr2line's answer for a C++ address can depend on the addresses
+# asked before it), read the Perl script's way: after the "0x..." line,
+# (function, file:line) pairs innermost first; " (discriminator N)" removed;
+# reversed; "??" means no answer.
 : >"$T/want-plain"; : >"$T/want-ctx"
 for dso in $(awk '{ print $3 }' "$T/frames.txt" | sort -u); do
 	[ -f "$dso" ] || continue
 	awk -v d="$dso" '$3 == d { print $1, $2 }' "$T/frames.txt" >"$T/dso-frames"
 	readelf -lW "$dso" | awk '$1 == "LOAD" { print $2, $3, $5 }' >"$T/loads"
-	addrs=()
+	: >"$T/a2l"
 	while read -r _ pc; do
 		a=$((16#$pc))
 		while read -r off va size; do
@@ -217,10 +219,9 @@ for dso in $(awk '{ print $3 }' "$T/frames.txt" | sort -u); do
 				a=$((a - off + va)); break
 			fi
 		done <"$T/loads"
-		addrs+=("$(printf '%x' $a)")
+		addr2line -a "$(printf '%x' $a)" -e "$dso" -i -f -s -C >>"$T/a2l" ||
+			bad "addr2line failed on $dso"
 	done <"$T/dso-frames"
-	addr2line -a "${addrs[@]}" -e "$dso" -i -f -s -C >"$T/a2l" ||
-		bad "addr2line failed on $dso"
 	awk -v plain="$T/want-plain" -v ctx="$T/want-ctx" '
 	FNR == NR { comm[NR] = $1; next }
 	function flush(   p, c, i) {
