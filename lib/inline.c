@@ -42,9 +42,11 @@ struct resolver {
 static char *debuginfo_path;	/* NULL: the standard search path */
 
 /*
- * Offline use: addresses are the file's own (its p_vaddr), exactly what
- * perf script prints for user-space frames and what addr2line takes.
- * Separate debug files are found by build-id and .gnu_debuglink.
+ * Offline use: addresses are the file's own (its p_vaddr), the ones
+ * addr2line takes; file_to_vaddr() maps perf's file offsets to them.
+ * Separate debug files are found by build-id and .gnu_debuglink (and
+ * through debuginfod when DEBUGINFOD_URLS is set, as in other elfutils
+ * tools).
  */
 static const Dwfl_Callbacks callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
@@ -268,9 +270,9 @@ static size_t die_chain(Dwfl_Module *mod, uint64_t pc, GArray *out)
 	for (i = 0; i < n && !is_function(&scopes[i]); i++)
 		;
 	/*
-	 * dwarf_getscopes() continues past an inlined instance into its
-	 * abstract definition's scopes; the callers are the DIEs that
-	 * physically contain the instance.
+	 * Past an inlined instance dwarf_getscopes() follows the lexical
+	 * scopes of its abstract definition; the callers are the DIEs that
+	 * physically contain the instance, as eu-addr2line -i walks them.
 	 */
 	m = i < n ? dwarf_getscopes_die(&scopes[i], &chain) : 0;
 	(void)dwarf_getsrcfiles(cu, &files, NULL);
@@ -303,7 +305,10 @@ static size_t die_chain(Dwfl_Module *mod, uint64_t pc, GArray *out)
 	}
 	free(chain);
 	free(scopes);
-	if (out->len == 0 && line && lineno > 0) {
+	/* no line for the address itself: addr2line would only guess */
+	if (out->len && g_array_index(out, struct chain_entry, 0).line <= 0)
+		g_array_set_size(out, 0);
+	else if (out->len == 0 && line && lineno > 0) {
 		/*
 		 * Line information without a function DIE (assembly sources):
 		 * addr2line names the function from the symbol table.
