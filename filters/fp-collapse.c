@@ -71,6 +71,8 @@ int main(int argc, char **argv)
 	co.srcline = opts.srcline;
 	co.event_filter = opts.event_filter;
 	if (opts.inline_) {
+		/* fold offline: never wait on a debuginfod server mid-profile */
+		g_unsetenv("DEBUGINFOD_URLS");
 		inliner = inline_resolver_new(opts.context);
 		co.inliner = inliner;
 	}

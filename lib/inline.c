@@ -45,8 +45,8 @@ static char *debuginfo_path;	/* NULL: the standard search path */
  * Offline use: addresses are the file's own (its p_vaddr), the ones
  * addr2line takes; file_to_vaddr() maps perf's file offsets to them.
  * Separate debug files are found by build-id and .gnu_debuglink (and
- * through debuginfod when DEBUGINFOD_URLS is set, as in other elfutils
- * tools).
+ * through debuginfod if DEBUGINFOD_URLS is set: fp-collapse unsets it, so
+ * that a fold never waits on the network).
  */
 static const Dwfl_Callbacks callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
