@@ -63,6 +63,21 @@ $(BUILD)/perf-plugin/foldkit.so: $(PLUGIN_SRC) $(wildcard perf-plugin/*.h lib/*.
 	@mkdir -p $(@D)
 	$(Q_LD)$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -shared $(LDFLAGS) -o $@ $(PLUGIN_SRC) $(LIB_OBJ) $(LIBS) $(PLUGIN_LIBS)
 
+# --- fold2svg: its interactive script, lib/fold2svg.js, embedded as a C
+# string.  The script goes into a CDATA section, so it must not hold "]]>".
+FOLD2SVG_JS_H := $(BUILD)/gen/fold2svg_js.h
+Q_GEN = $(if $(filter 0,$(V)),@echo "  GEN     $@";)
+$(FOLD2SVG_JS_H): lib/fold2svg.js
+	@mkdir -p $(@D)
+	@if grep -q ']]>' $<; then echo "$<: must not contain ]]>" >&2; exit 1; fi
+	$(Q_GEN){ echo '/* generated from lib/fold2svg.js by the Makefile */'; \
+	  echo 'static const char fold2svg_js[] ='; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; \
+	  echo ';'; } > $@
+$(BUILD)/filters/fold2svg.o: $(FOLD2SVG_JS_H)
+$(BUILD)/filters/fold2svg.o: CPPFLAGS += -I$(BUILD)/gen
+# --- end of the fold2svg block
+
 check: all
 	@BIN=$(BUILD)/bin BUILD=$(BUILD) test/run-tests
 

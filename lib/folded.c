@@ -49,6 +49,7 @@ const char *folded_parse(const char *s, size_t len, struct folded_line *out)
 	out->count[0] = c;
 	out->count[1] = 0;
 	out->ncounts = 1;
+	out->gap = (size_t)(tok - (s + rest));
 
 	/* A second number before the first makes a differential line. */
 	{
@@ -62,6 +63,7 @@ const char *folded_parse(const char *s, size_t len, struct folded_line *out)
 			out->count[0] = c2;
 			out->count[1] = c;
 			out->ncounts = 2;
+			out->gap = (size_t)(tok2 - (s + rest2));
 		}
 	}
 	return NULL;

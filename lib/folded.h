@@ -38,6 +38,7 @@ struct folded_line {
 	size_t len;
 	fk_count count[2];	/* count[1] is 0 unless ncounts == 2 */
 	int ncounts;		/* 1, or 2 for a differential line */
+	size_t gap;		/* blanks between the stack and its first count */
 	uint64_t lineno;
 };
 

@@ -1,0 +1,349 @@
+#include "flamegraph.h"
+
+#include "error.h"
+#include "foldtable.h"
+
+#include <string.h>
+
+/* One run of equal consecutive lines, for flame charts. */
+struct run {
+	struct fold_entry *e;
+	fk_count c0, c1;
+};
+
+struct span {
+	const char *p;
+	uint32_t len;
+};
+
+struct open_frame {
+	struct span name;
+	fk_count start, delta;
+	uint64_t seq;
+};
+
+struct kept {
+	struct fg_frame f;
+	uint64_t seq;
+};
+
+struct flamegraph {
+	struct fg_opts o;
+	struct fold_table *t;
+	GArray *runs;		/* struct run, flamechart only */
+	GString *scratch;	/* a stack being reversed */
+	GString *chain;		/* a stack being rewritten for chain graphs */
+	GStringChunk *names;	/* rewritten stacks: frames point into them */
+	bool differential;
+	bool built;
+
+	GArray *frames;		/* struct fg_frame, after fg_build() */
+	fk_count sum, timemax;
+	bool total_ignored;
+	uint32_t depthmax;
+	double maxdelta;
+
+	/* walk state */
+	GArray *open;		/* struct open_frame */
+	GArray *cur;		/* struct span: the stack being merged */
+	GArray *kept;		/* struct kept */
+	double min_count;	/* frames narrower than this are dropped */
+	uint64_t seq;
+};
+
+struct flamegraph *fg_new(const struct fg_opts *o)
+{
+	struct flamegraph *fg = g_new0(struct flamegraph, 1);
+
+	fg->o = *o;
+	fg->t = fold_table_new();
+	fg->scratch = g_string_new(NULL);
+	fg->chain = g_string_new(NULL);
+	fg->names = g_string_chunk_new(1 << 16);
+	if (o->flamechart)
+		fg->runs = g_array_new(FALSE, FALSE, sizeof(struct run));
+	fg->maxdelta = 1;
+	return fg;
+}
+
+void fg_free(struct flamegraph *fg)
+{
+	if (!fg)
+		return;
+	fold_table_free(fg->t);
+	if (fg->runs)
+		g_array_free(fg->runs, TRUE);
+	if (fg->frames)
+		g_array_free(fg->frames, TRUE);
+	g_string_free(fg->scratch, TRUE);
+	g_string_free(fg->chain, TRUE);
+	g_string_chunk_free(fg->names);
+	g_free(fg);
+}
+
+/* Appends the ';'-separated fields of s in reverse order to out. */
+static void append_reversed(GString *out, const char *s, size_t len)
+{
+	size_t end = len;
+
+	for (;;) {
+		const char *semi = end ? memrchr(s, ';', end) : NULL;
+		size_t start = semi ? (size_t)(semi - s) + 1 : 0;
+
+		g_string_append_len(out, s + start, (gssize)(end - start));
+		if (!semi)
+			break;
+		g_string_append_c(out, ';');
+		end = start - 1;
+	}
+}
+
+void fg_add(struct flamegraph *fg, const char *stack, size_t len,
+	    fk_count c0, fk_count c1, int ncounts)
+{
+	struct fold_entry *e;
+
+	/* A plain line counts the same in both columns: no change. */
+	if (ncounts == 2)
+		fg->differential = true;
+	else
+		c1 = c0;
+	if (fg->o.reverse) {
+		GString *s = fg->scratch;
+
+		g_string_truncate(s, 0);
+		append_reversed(s, stack, len);
+		stack = s->str;
+		len = s->len;
+	}
+	e = fold_table_add2(fg->t, stack, len, c0, c1);
+	if (fg->runs) {
+		struct run *last = fg->runs->len
+			? &g_array_index(fg->runs, struct run, fg->runs->len - 1) : NULL;
+
+		if (last && last->e == e) {
+			last->c0 += c0;
+			last->c1 += c1;
+		} else {
+			struct run r = { e, c0, c1 };
+			g_array_append_val(fg->runs, r);
+		}
+	}
+}
+
+static void close_frame(struct flamegraph *fg, uint32_t depth, fk_count end)
+{
+	struct open_frame *of = &g_array_index(fg->open, struct open_frame, depth);
+	fk_count w = end - of->start;
+
+	if (fk_count_to_double(w) < fg->min_count)
+		return;
+	struct kept k = {
+		.f = { .name = of->name.p, .len = of->name.len, .depth = depth,
+		       .start = of->start, .end = end, .delta = of->delta },
+		.seq = of->seq,
+	};
+	g_array_append_val(fg->kept, k);
+	if (depth > fg->depthmax)
+		fg->depthmax = depth;
+}
+
+/*
+ * flamegraph.pl's chain-graph rewrite: split at ";--;", drop trailing empty
+ * parts, and join again with ";--;" after the first part even when it is
+ * the only one (so every stack ends in a "--" frame or keeps its waker).
+ */
+static void chain_rewrite(GString *out, const char *s, size_t len)
+{
+	static const char sep[] = ";--;";
+	const size_t seplen = sizeof(sep) - 1;
+	size_t first_end, end = len;
+	const char *p;
+
+	/* trailing empty parts: the string ends with the separator */
+	while (end >= seplen && memcmp(s + end - seplen, sep, seplen) == 0)
+		end -= seplen;
+	p = memmem(s, end, sep, seplen);
+	first_end = p ? (size_t)(p - s) : end;
+	g_string_truncate(out, 0);
+	g_string_append_len(out, s, (gssize)first_end);
+	g_string_append_len(out, sep, (gssize)seplen);
+	if (p)
+		g_string_append_len(out, s + first_end + seplen,
+				    (gssize)(end - first_end - seplen));
+}
+
+/* flamegraph.pl's flow(): close what differs from the last stack, open the
+ * rest, at the current position. */
+static void merge(struct flamegraph *fg, const char *s, size_t len,
+		  fk_count *pos, fk_count c0, fk_count c1)
+{
+	GArray *cur = fg->cur;
+	uint32_t n, same = 0, nopen = fg->open->len;
+	fk_count d = c1 - c0;
+	double ad;
+
+	if (fg->o.chain) {
+		chain_rewrite(fg->chain, s, len);
+		len = fg->chain->len;
+		s = g_string_chunk_insert_len(fg->names, fg->chain->str,
+					      (gssize)len);
+	}
+	g_array_set_size(cur, 1);
+	for (size_t i = 0;;) {
+		const char *semi = memchr(s + i, ';', len - i);
+		size_t end = semi ? (size_t)(semi - s) : len;
+		struct span sp = { s + i, (uint32_t)(end - i) };
+
+		g_array_append_val(cur, sp);
+		if (!semi)
+			break;
+		i = end + 1;
+	}
+	/* like Perl's split, drop trailing empty frames (keep the root) */
+	while (cur->len > 1 && g_array_index(cur, struct span, cur->len - 1).len == 0)
+		g_array_set_size(cur, cur->len - 1);
+	n = cur->len;
+
+	while (same < nopen && same < n) {
+		struct span *a = &g_array_index(fg->open, struct open_frame, same).name;
+		struct span *b = &g_array_index(cur, struct span, same);
+
+		if (a->len != b->len || memcmp(a->p, b->p, a->len) != 0)
+			break;
+		same++;
+	}
+	for (uint32_t i = nopen; i-- > same;)
+		close_frame(fg, i, *pos);
+	g_array_set_size(fg->open, n);
+	for (uint32_t i = same; i < n; i++) {
+		struct open_frame *of = &g_array_index(fg->open, struct open_frame, i);
+
+		of->name = g_array_index(cur, struct span, i);
+		of->start = *pos;
+		of->delta = 0;
+		of->seq = fg->seq++;
+	}
+	g_array_index(fg->open, struct open_frame, n - 1).delta += d;
+	ad = fk_count_to_double(d < 0 ? -d : d);
+	if (ad > fg->maxdelta)
+		fg->maxdelta = ad;
+	*pos += c1;
+}
+
+static int by_seq(const void *a, const void *b)
+{
+	const struct kept *x = a, *y = b;
+
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+int fg_build(struct flamegraph *fg, GError **err)
+{
+	fk_count pos = 0;
+	double timemax, widthpertime;
+
+	g_return_val_if_fail(!fg->built, -1);
+	fg->built = true;
+	fg->sum = fold_table_total(fg->t, 1);
+	if (fg->sum <= 0) {
+		fk_error_at(err, FK_ERROR_PARSE, NULL, 0, "no stack counts found");
+		return -1;
+	}
+	fg->timemax = fg->sum;
+	if (fg->o.total) {
+		if (fg->o.total < fg->sum)
+			fg->total_ignored = true;
+		else
+			fg->timemax = fg->o.total;
+	}
+	timemax = fk_count_to_double(fg->timemax);
+	widthpertime = (fg->o.image_width - 2 * fg->o.xpad) / timemax;
+	fg->min_count = fg->o.minwidth_pct ? timemax * fg->o.minwidth / 100
+					   : fg->o.minwidth / widthpertime;
+
+	fg->open = g_array_new(FALSE, FALSE, sizeof(struct open_frame));
+	fg->cur = g_array_new(FALSE, FALSE, sizeof(struct span));
+	fg->kept = g_array_new(FALSE, FALSE, sizeof(struct kept));
+	{
+		/* the root, "all", spans everything */
+		struct span root = { "", 0 };
+		struct open_frame of = { .name = root, .seq = fg->seq++ };
+
+		g_array_append_val(fg->open, of);
+		g_array_append_val(fg->cur, root);
+	}
+	if (fg->runs) {
+		for (guint i = 0; i < fg->runs->len; i++) {
+			struct run *r = &g_array_index(fg->runs, struct run, i);
+
+			merge(fg, r->e->stack, r->e->len, &pos, r->c0, r->c1);
+		}
+	} else {
+		size_t n;
+		struct fold_entry **v = fold_table_sorted(fg->t, &n);
+
+		for (size_t i = 0; i < n; i++)
+			merge(fg, v[i]->stack, v[i]->len, &pos, v[i]->count[0],
+			      v[i]->count[1]);
+		g_free(v);
+	}
+	for (uint32_t i = fg->open->len; i-- > 0;)
+		close_frame(fg, i, pos);
+
+	qsort(fg->kept->data, fg->kept->len, sizeof(struct kept), by_seq);
+	fg->frames = g_array_sized_new(FALSE, FALSE, sizeof(struct fg_frame),
+				       fg->kept->len);
+	for (guint i = 0; i < fg->kept->len; i++) {
+		struct fg_frame f = g_array_index(fg->kept, struct kept, i).f;
+
+		if (f.depth == 0)
+			f.end = fg->timemax;	/* the root spans --total too */
+		g_array_append_val(fg->frames, f);
+	}
+	g_array_free(fg->open, TRUE);
+	g_array_free(fg->cur, TRUE);
+	g_array_free(fg->kept, TRUE);
+	fg->open = fg->cur = fg->kept = NULL;
+	return 0;
+}
+
+size_t fg_nframes(const struct flamegraph *fg)
+{
+	return fg->frames ? fg->frames->len : 0;
+}
+
+const struct fg_frame *fg_frame(const struct flamegraph *fg, size_t i)
+{
+	return &g_array_index(fg->frames, struct fg_frame, i);
+}
+
+fk_count fg_sum(const struct flamegraph *fg)
+{
+	return fg->sum;
+}
+
+fk_count fg_timemax(const struct flamegraph *fg)
+{
+	return fg->timemax;
+}
+
+bool fg_total_ignored(const struct flamegraph *fg)
+{
+	return fg->total_ignored;
+}
+
+uint32_t fg_depthmax(const struct flamegraph *fg)
+{
+	return fg->depthmax;
+}
+
+bool fg_differential(const struct flamegraph *fg)
+{
+	return fg->differential;
+}
+
+double fg_maxdelta(const struct flamegraph *fg)
+{
+	return fg->maxdelta;
+}
