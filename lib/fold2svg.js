@@ -1,1 +1,275 @@
-// placeholder
+// fold2svg's interactive script, embedded in every SVG it writes (see the
+// Makefile's fold2svg block).  fold2svg defines fg_config just before this.
+//
+// The frames are read from the document once into flat arrays; zooming and
+// searching then only write attributes (never read layout), and skip frames
+// whose state does not change, so graphs of 50,000+ frames stay responsive.
+// The frames come in pre-order (each parent before its children, children
+// left to right), so a frame's descendants are the frames right after it
+// with a greater depth.
+"use strict";
+(function () {
+	var cfg = fg_config;
+	var SEARCH_FILL = "rgb(230,0,230)";
+	var frameGroup = document.getElementById("frames");
+	var details = document.getElementById("details");
+	var unzoomBtn = document.getElementById("unzoom");
+	var searchBtn = document.getElementById("search");
+	var icBtn = document.getElementById("ignorecase");
+	var matchedText = document.getElementById("matched");
+	var xpad = cfg.xpad, inner = cfg.width - 2 * cfg.xpad;
+	var charWidth = cfg.fontsize * cfg.fontwidth;
+	var total = parseFloat(String(cfg.total).replace(/,/g, ""));
+
+	var groups = [], rects = [], labels = [], titles = [], names = [];
+	var origX, origW, curX, curW, depth, parent, samples, state, fills;
+	var xAttr = [], yAttr = [];
+	var zoomed = -1, searchTerm = null, ignoreCase = false;
+
+	function escapeRegex(s) {
+		return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+	}
+
+	function setText(el, s) {
+		if (el.textContent !== s)
+			el.textContent = s;
+	}
+
+	function load() {
+		var kids = frameGroup.children, n = kids.length, i;
+		var suffix = new RegExp(" \\(([0-9][0-9,.]*) " + escapeRegex(cfg.countname) +
+					", [^()]*\\)$");
+		var lastAt = [], y0 = 0;
+
+		origX = new Float64Array(n); origW = new Float64Array(n);
+		curX = new Float64Array(n); curW = new Float64Array(n);
+		depth = new Int32Array(n); parent = new Int32Array(n);
+		samples = new Float64Array(n); state = new Uint8Array(n);
+		fills = new Array(n);
+		for (i = 0; i < n; i++) {
+			var g = kids[i], r = g.querySelector("rect");
+			var title = g.querySelector("title").textContent;
+			var m = suffix.exec(title), y;
+
+			g.fgIndex = i;
+			groups.push(g);
+			rects.push(r);
+			labels.push(g.querySelector("text"));
+			titles.push(title);
+			xAttr.push(r.getAttribute("x"));
+			yAttr.push(r.getAttribute("y"));
+			names.push(i === 0 ? "all" : m ? title.slice(0, m.index) : title);
+			origX[i] = curX[i] = parseFloat(xAttr[i]);
+			origW[i] = curW[i] = parseFloat(r.getAttribute("width"));
+			fills[i] = r.getAttribute("fill");
+			samples[i] = m ? parseFloat(m[1].replace(/,/g, "")) : origW[i] / inner * total;
+			y = parseFloat(yAttr[i]);
+			if (i === 0)
+				y0 = y;
+			depth[i] = Math.round(Math.abs(y - y0) / cfg.frameheight);
+			parent[i] = depth[i] > 0 ? lastAt[depth[i] - 1] : -1;
+			lastAt[depth[i]] = i;
+		}
+	}
+
+	function label(i) {
+		var fit = Math.floor(curW[i] / charWidth), name = names[i];
+
+		if (fit < 3)
+			return "";
+		return name.length > fit ? name.slice(0, fit - 2) + ".." : name;
+	}
+
+	// state: 0 shown, 1 ancestor of the zoomed frame (dimmed), 2 hidden
+	function place(i, st, x, w) {
+		var g = groups[i];
+
+		if (st !== state[i]) {
+			g.classList.toggle("hide", st === 2);
+			g.classList.toggle("parent", st === 1);
+			state[i] = st;
+		}
+		if (st === 2 || (x === curX[i] && w === curW[i]))
+			return;
+		curX[i] = x;
+		curW[i] = w;
+		rects[i].setAttribute("x", x.toFixed(1));
+		rects[i].setAttribute("width", w.toFixed(1));
+		labels[i].setAttribute("x", (x + 3).toFixed(1));
+		setText(labels[i], label(i));
+	}
+
+	function setParams(change) {
+		try {
+			var p = new URLSearchParams(location.search), k;
+			for (k in change) {
+				if (change[k] === null)
+					p.delete(k);
+				else
+					p.set(k, change[k]);
+			}
+			var q = p.toString();
+			history.replaceState(null, "", location.pathname + (q ? "?" + q : "") + location.hash);
+		} catch (e) {
+			// some viewers forbid history changes (sandboxed or data: URLs)
+		}
+	}
+
+	function zoom(i) {
+		var n = groups.length, j, end, ratio, x = origX[i];
+
+		if (i <= 0)
+			return unzoom();
+		ratio = inner / origW[i];
+		for (j = 0; j < i; j++)
+			state[j] === 2 || place(j, 2, curX[j], curW[j]);
+		for (j = parent[i]; j >= 0; j = parent[j])
+			place(j, 1, xpad, inner);
+		place(i, 0, xpad, inner);
+		for (end = i + 1; end < n && depth[end] > depth[i]; end++)
+			place(end, 0, xpad + (origX[end] - x) * ratio, origW[end] * ratio);
+		for (j = end; j < n; j++)
+			place(j, 2, curX[j], curW[j]);
+		zoomed = i;
+		unzoomBtn.classList.remove("hide");
+		setParams({ x: xAttr[i], y: yAttr[i] });
+	}
+
+	function unzoom() {
+		for (var j = 0; j < groups.length; j++)
+			place(j, 0, origX[j], origW[j]);
+		zoomed = -1;
+		unzoomBtn.classList.add("hide");
+		setParams({ x: null, y: null });
+	}
+
+	function clearSearch() {
+		for (var j = 0; j < groups.length; j++)
+			rects[j].setAttribute("fill", fills[j]);
+		searchTerm = null;
+		searchBtn.classList.remove("show");
+		setText(searchBtn, "Search");
+		setText(matchedText, " ");
+		setParams({ s: null });
+	}
+
+	function search(term) {
+		var re, n = groups.length, j, hit = new Uint8Array(n);
+		var inside = new Uint8Array(n), sum = 0;
+
+		if (!term)
+			return clearSearch();
+		try {
+			re = new RegExp(term, ignoreCase ? "i" : "");
+		} catch (e) {
+			setText(matchedText, "Invalid regex");
+			return;
+		}
+		for (j = 0; j < n; j++) {
+			hit[j] = re.test(names[j]) ? 1 : 0;
+			rects[j].setAttribute("fill", hit[j] ? SEARCH_FILL : fills[j]);
+			// a match inside a matching frame is already counted in it
+			if (parent[j] >= 0)
+				inside[j] = inside[parent[j]] | hit[parent[j]];
+			if (hit[j] && !inside[j])
+				sum += samples[j];
+		}
+		searchTerm = term;
+		searchBtn.classList.add("show");
+		setText(searchBtn, "Reset Search");
+		setText(matchedText, "Matched: " + (total > 0 ? 100 * sum / total : 0).toFixed(1) + "%");
+		setParams({ s: term });
+	}
+
+	function askSearch() {
+		var term = window.prompt("Search frames for (a regular expression" +
+					 (ignoreCase ? ", any case" : "") + "):",
+					 searchTerm || "");
+		if (term !== null)
+			search(term);
+	}
+
+	function toggleCase() {
+		ignoreCase = !ignoreCase;
+		icBtn.classList.toggle("show", ignoreCase);
+		setParams({ i: ignoreCase ? "1" : null });
+		if (searchTerm !== null)
+			search(searchTerm);
+	}
+
+	function frameOf(target) {
+		while (target && target !== frameGroup) {
+			if (target.fgIndex !== undefined)
+				return target.fgIndex;
+			target = target.parentNode;
+		}
+		return -1;
+	}
+
+	load();
+
+	frameGroup.addEventListener("mouseover", function (e) {
+		var i = frameOf(e.target);
+		if (i >= 0)
+			setText(details, cfg.nametype + " " + titles[i]);
+	});
+	frameGroup.addEventListener("mouseout", function () {
+		setText(details, " ");
+	});
+	frameGroup.addEventListener("click", function (e) {
+		var i = frameOf(e.target);
+		if (i < 0)
+			return;
+		if (!e.ctrlKey)
+			e.preventDefault();	// a --nameattr link opens with Ctrl
+		if (i === zoomed)
+			return;
+		zoom(i);
+	});
+	unzoomBtn.addEventListener("click", unzoom);
+	searchBtn.addEventListener("click", function () {
+		if (searchTerm !== null)
+			clearSearch();
+		else
+			askSearch();
+	});
+	icBtn.addEventListener("click", toggleCase);
+	window.addEventListener("keydown", function (e) {
+		var k = e.key;
+		if ((e.ctrlKey || e.metaKey) && (k === "f" || k === "F")) {
+			e.preventDefault();
+			askSearch();
+		} else if ((e.ctrlKey || e.metaKey) && (k === "i" || k === "I")) {
+			e.preventDefault();
+			toggleCase();
+		} else if (k === "Escape") {
+			if (zoomed >= 0)
+				unzoom();
+			else if (searchTerm !== null)
+				clearSearch();
+		}
+	});
+
+	// restore the state kept in the URL: ?x=&y= (zoom), &s= (search), &i=1
+	(function () {
+		var p;
+		try {
+			p = new URLSearchParams(location.search);
+		} catch (e) {
+			return;
+		}
+		if (p.get("i") === "1") {
+			ignoreCase = true;
+			icBtn.classList.add("show");
+		}
+		if (p.get("x") !== null && p.get("y") !== null) {
+			for (var j = 0; j < groups.length; j++)
+				if (xAttr[j] === p.get("x") && yAttr[j] === p.get("y")) {
+					zoom(j);
+					break;
+				}
+		}
+		if (p.get("s"))
+			search(p.get("s"));
+	})();
+})();
