@@ -247,7 +247,7 @@ int fg_build(struct flamegraph *fg, GError **err)
 	fg->built = true;
 	fg->sum = fold_table_total(fg->t, 1);
 	if (fg->sum <= 0) {
-		fk_error_at(err, FK_ERROR_PARSE, NULL, 0, "no stack counts found");
+		g_set_error_literal(err, FK_ERROR, FK_ERROR_PARSE, "no stack counts found");
 		return -1;
 	}
 	fg->timemax = fg->sum;

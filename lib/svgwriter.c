@@ -672,7 +672,7 @@ static void write_script(struct ctx *c)
 	WB_LIT(w, ", \"fontsize\": ");
 	wb_num(w, o->fontsize);
 	WB_LIT(w, ", \"fontwidth\": ");
-	wb_printf(w, "%.17g", o->fontwidth);
+	wb_printf(w, "%.15g", o->fontwidth);
 	WB_LIT(w, ", \"frameheight\": ");
 	wb_num(w, o->frameheight);
 	WB_LIT(w, ", \"width\": ");
