@@ -51,8 +51,14 @@ const char *folded_parse(const char *s, size_t len, struct folded_line *out)
 	out->ncounts = 1;
 	out->gap = (size_t)(tok - (s + rest));
 
-	/* A second number before the first makes a differential line. */
-	{
+	/* A second number before the first makes a differential line.  Only
+	 * a token of digits and dots can be one: look back no further. */
+	size_t k = rest;
+	while (k > 0 && ((s[k - 1] >= '0' && s[k - 1] <= '9') || s[k - 1] == '.'))
+		k--;
+	if (k > 0 && s[k - 1] == '+')
+		k--;
+	if (k < rest && k > 0 && is_blank(s[k - 1])) {
 		size_t rest2 = rest, tlen2;
 		const char *tok2 = last_token(s, &rest2, &tlen2);
 		fk_count c2;
