@@ -236,31 +236,36 @@ static void merge(struct flamegraph *fg, const char *s, size_t len,
  * end: comparing these compares the bytes, and as stacks hold no NUL a
  * shorter stack sorts first.
  */
-static inline uint64_t key_at(const struct fold_entry *e, size_t d)
+struct skey {
+	const char *p;		/* the stack, copied here so sorting reads one array */
+	size_t len;
+	struct fold_entry *e;
+};
+
+static inline uint64_t key_at(const struct skey *e, size_t d)
 {
 	unsigned char b[8] = { 0 };
 
 	if (d + 8 <= e->len)
-		memcpy(b, e->stack + d, 8);
+		memcpy(b, e->p + d, 8);
 	else if (d < e->len)
-		memcpy(b, e->stack + d, e->len - d);
+		memcpy(b, e->p + d, e->len - d);
 	return (uint64_t)b[0] << 56 | (uint64_t)b[1] << 48 | (uint64_t)b[2] << 40 |
 	       (uint64_t)b[3] << 32 | (uint64_t)b[4] << 24 | (uint64_t)b[5] << 16 |
 	       (uint64_t)b[6] << 8 | b[7];
 }
 
-static int cmp_from(const struct fold_entry *x, const struct fold_entry *y,
-		    size_t d)
+static int cmp_from(const struct skey *x, const struct skey *y, size_t d)
 {
 	size_t n = (x->len < y->len ? x->len : y->len);
-	int c = n > d ? memcmp(x->stack + d, y->stack + d, n - d) : 0;
+	int c = n > d ? memcmp(x->p + d, y->p + d, n - d) : 0;
 
 	return c ? c : (x->len > y->len) - (x->len < y->len);
 }
 
-static inline void swap_e(struct fold_entry **v, size_t i, size_t j)
+static inline void swap_e(struct skey *v, size_t i, size_t j)
 {
-	struct fold_entry *t = v[i];
+	struct skey t = v[i];
 
 	v[i] = v[j];
 	v[j] = t;
@@ -271,7 +276,7 @@ static inline void swap_e(struct fold_entry **v, size_t i, size_t j)
  * same order as memcmp with shorter-first, but the long prefixes stacks
  * share are read about once each instead of once per comparison.
  */
-static void sort_stacks(struct fold_entry **v, size_t n, size_t d)
+static void sort_stacks(struct skey *v, size_t n, size_t d)
 {
 	while (n > 16) {
 		size_t lt = 0, gt = n, i = 1;
@@ -279,11 +284,11 @@ static void sort_stacks(struct fold_entry **v, size_t n, size_t d)
 		bool ended;
 
 		swap_e(v, 0, n / 2);
-		pivot = key_at(v[0], d);
-		ended = v[0]->len <= d + 8;
+		pivot = key_at(&v[0], d);
+		ended = v[0].len <= d + 8;
 		/* v[0..lt) < pivot, v[lt..i) == pivot, v[gt..n) > pivot */
 		while (i < gt) {
-			uint64_t c = key_at(v[i], d);
+			uint64_t c = key_at(&v[i], d);
 
 			if (c < pivot)
 				swap_e(v, lt++, i++);
@@ -301,13 +306,15 @@ static void sort_stacks(struct fold_entry **v, size_t n, size_t d)
 		d += 8;
 	}
 	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && cmp_from(v[j - 1], v[j], d) > 0; j--)
+		for (size_t j = i; j > 0 && cmp_from(&v[j - 1], &v[j], d) > 0; j--)
 			swap_e(v, j - 1, j);
 }
 
 static void collect(struct fold_entry *e, void *data)
 {
-	g_ptr_array_add(data, e);
+	struct skey k = { e->stack, e->len, e };
+
+	g_array_append_val((GArray *)data, k);
 }
 
 static int by_seq(const void *a, const void *b)
@@ -359,16 +366,17 @@ int fg_build(struct flamegraph *fg, GError **err)
 			merge(fg, r->e->stack, r->e->len, &pos, r->c0, r->c1);
 		}
 	} else {
-		GPtrArray *a = g_ptr_array_sized_new((guint)fold_table_size(fg->t));
-		struct fold_entry **v;
+		GArray *a = g_array_sized_new(FALSE, FALSE, sizeof(struct skey),
+					      (guint)fold_table_size(fg->t));
+		struct skey *v;
 
 		fold_table_foreach(fg->t, collect, a);
-		v = (struct fold_entry **)a->pdata;
+		v = (struct skey *)(void *)a->data;
 		sort_stacks(v, a->len, 0);
 		for (size_t i = 0; i < a->len; i++)
-			merge(fg, v[i]->stack, v[i]->len, &pos, v[i]->count[0],
-			      v[i]->count[1]);
-		g_ptr_array_free(a, TRUE);
+			merge(fg, v[i].p, v[i].len, &pos, v[i].e->count[0],
+			      v[i].e->count[1]);
+		g_array_free(a, TRUE);
 	}
 	for (uint32_t i = fg->open->len; i-- > 0;)
 		close_frame(fg, i, pos);
