@@ -29,3 +29,11 @@ cd "$DIR" && timeout 300 node check-svg.js "$DIR/sample.folded" "$TMP/sample.svg
 st=$?
 [ $st = 3 ] && fail "Chromium (/usr/bin/chromium) could not start"
 [ $st = 0 ] || fail "check-svg.js exit $st"
+
+# 60,000 frames: 10,000 stacks six frames deep, each 0.118 px wide
+awk 'BEGIN { for (i = 0; i < 10000; i++) { s = "f1_" i; for (d = 2; d <= 6; d++) s = s ";f" d "_" i; print s, 1 } }' > "$TMP/big.folded"
+"$BIN/fold2svg" "$TMP/big.folded" > "$TMP/big.svg" || fail "fold2svg failed on the large graph"
+timeout 300 node check-big.js "$TMP/big.svg" 50000
+st=$?
+[ $st = 3 ] && fail "Chromium (/usr/bin/chromium) could not start"
+[ $st = 0 ] || fail "check-big.js exit $st"

@@ -1,0 +1,69 @@
+// check-big.js SVG MIN_FRAMES — a large graph stays responsive: loading,
+// zooming, searching and resetting each take under LIMIT_MS (default 3000,
+// generous for a loaded machine) including the style and layout they cause.
+// Exit 0 pass, 1 fail, 3 when Chromium cannot start.
+"use strict";
+const fs = require("fs");
+const os = require("os");
+const path = require("path");
+const { chromium } = require("playwright-core");
+
+const [svgPath, minFrames] = process.argv.slice(2);
+const LIMIT = Number(process.env.LIMIT_MS || 3000);
+let failures = 0;
+function check(ok, what) {
+	console.log((ok ? "ok   " : "FAIL ") + what);
+	if (!ok)
+		failures++;
+}
+
+async function main() {
+	const profile = fs.mkdtempSync(path.join(os.tmpdir(), "fold2svg-chromium-"));
+	let ctx;
+	try {
+		ctx = await chromium.launchPersistentContext(profile, {
+			executablePath: "/usr/bin/chromium", headless: true, timeout: 60000,
+			args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+		});
+	} catch (e) {
+		console.error("browser test FAILED: Chromium could not start: " + e.message);
+		process.exit(3);
+	}
+	try {
+		const page = await ctx.newPage();
+		const errors = [];
+		page.on("pageerror", (e) => errors.push(String(e)));
+		const t0 = Date.now();
+		await page.goto("file://" + path.resolve(svgPath));
+		const loadMs = Date.now() - t0;
+		const n = await page.$$eval("#frames > g", (gs) => gs.length);
+		check(n >= Number(minFrames), `the graph draws ${n} frames (at least ${minFrames})`);
+		check(loadMs < LIMIT * 3, `opens and indexes them in ${loadMs} ms`);
+		const t = await page.evaluate(() => {
+			function timed(f) {
+				const s = performance.now();
+				f();
+				document.documentElement.getBoundingClientRect();	// include style and layout
+				return performance.now() - s;
+			}
+			const gs = document.querySelectorAll("#frames > g");
+			const click = (g) => g.dispatchEvent(new MouseEvent("click", { bubbles: true }));
+			return {
+				zoom: timed(() => click(gs[1])),
+				zoomDeep: timed(() => click(gs[Math.floor(gs.length / 2)])),
+				reset: timed(() => document.getElementById("unzoom").dispatchEvent(new MouseEvent("click", { bubbles: true }))),
+				search: timed(() => { window.prompt = () => "^f1"; document.dispatchEvent(new KeyboardEvent("keydown", { key: "f", ctrlKey: true, bubbles: true })); }),
+				matched: document.getElementById("matched").textContent,
+			};
+		});
+		for (const k of ["zoom", "zoomDeep", "reset", "search"])
+			check(t[k] < LIMIT, `${k} takes ${t[k].toFixed(0)} ms`);
+		check(/^Matched: \d/.test(t.matched), "the search reports " + t.matched);
+		check(errors.length === 0, "no script errors" + (errors.length ? ": " + errors.join("; ") : ""));
+	} finally {
+		await ctx.close();
+		fs.rmSync(profile, { recursive: true, force: true });
+	}
+	process.exit(failures ? 1 : 0);
+}
+main().catch((e) => { console.error("browser test FAILED: " + e.stack); process.exit(1); });
