@@ -2,8 +2,9 @@
 // Makefile's fold2svg block).  fold2svg defines fg_config just before this.
 //
 // The frames are read from the document once into flat arrays; zooming and
-// searching then only write attributes (never read layout), and skip frames
-// whose state does not change, so graphs of 50,000+ frames stay responsive.
+// searching then only write attributes (never read layout), and a zoom
+// touches only the frames it shows (a class on #frames hides the rest), so
+// graphs of 50,000+ frames stay responsive.
 // The frames come in pre-order (each parent before its children, children
 // left to right), so a frame's descendants are the frames right after it
 // with a greater depth.
@@ -22,7 +23,8 @@
 	var total = parseFloat(String(cfg.total).replace(/,/g, ""));
 
 	var groups = [], rects = [], labels = [], titles = [], names = [];
-	var origX, origW, curX, curW, depth, parent, samples, state, fills;
+	var origX, origW, curX, curW, depth, parent, samples, moved, fills;
+	var shown = [], movedList = [];
 	var xAttr = [], yAttr = [];
 	var zoomed = -1, searchTerm = null, ignoreCase = false;
 
@@ -44,7 +46,7 @@
 		origX = new Float64Array(n); origW = new Float64Array(n);
 		curX = new Float64Array(n); curW = new Float64Array(n);
 		depth = new Int32Array(n); parent = new Int32Array(n);
-		samples = new Float64Array(n); state = new Uint8Array(n);
+		samples = new Float64Array(n); moved = new Uint8Array(n);
 		fills = new Array(n);
 		for (i = 0; i < n; i++) {
 			var g = kids[i], r = g.querySelector("rect");
@@ -80,25 +82,6 @@
 		return name.length > fit ? name.slice(0, fit - 2) + ".." : name;
 	}
 
-	// state: 0 shown, 1 ancestor of the zoomed frame (dimmed), 2 hidden
-	function place(i, st, x, w) {
-		var g = groups[i];
-
-		if (st !== state[i]) {
-			g.classList.toggle("hide", st === 2);
-			g.classList.toggle("parent", st === 1);
-			state[i] = st;
-		}
-		if (st === 2 || (x === curX[i] && w === curW[i]))
-			return;
-		curX[i] = x;
-		curW[i] = w;
-		rects[i].setAttribute("x", x.toFixed(1));
-		rects[i].setAttribute("width", w.toFixed(1));
-		labels[i].setAttribute("x", (x + 3).toFixed(1));
-		setText(labels[i], label(i));
-	}
-
 	function setParams(change) {
 		try {
 			var p = new URLSearchParams(location.search), k;
@@ -115,29 +98,71 @@
 		}
 	}
 
+	function setPos(i, x, w) {
+		curX[i] = x;
+		curW[i] = w;
+		rects[i].setAttribute("x", x.toFixed(1));
+		rects[i].setAttribute("width", w.toFixed(1));
+		labels[i].setAttribute("x", (x + 3).toFixed(1));
+		setText(labels[i], label(i));
+	}
+
+	// Moves frame i (shown, or about to be), remembering it for unzoom().
+	function place(i, x, w) {
+		if (x === curX[i] && w === curW[i])
+			return;
+		if (!moved[i]) {
+			moved[i] = 1;
+			movedList.push(i);
+		}
+		setPos(i, x, w);
+	}
+
+	// While zoomed, #frames has class "zoomed", which hides every frame
+	// but those marked "in" (the zoomed frame and its descendants) or
+	// "parent" (its ancestors, dimmed): a zoom touches only the frames it
+	// shows and the ones the last zoom showed.
+	function unmark() {
+		for (var k = 0; k < shown.length; k++)
+			groups[shown[k]].classList.remove("in", "parent");
+		shown = [];
+	}
+
+	function mark(i, cls) {
+		groups[i].classList.add(cls);
+		shown.push(i);
+	}
+
 	function zoom(i) {
 		var n = groups.length, j, end, ratio, x = origX[i];
 
 		if (i <= 0)
 			return unzoom();
 		ratio = inner / origW[i];
-		for (j = 0; j < i; j++)
-			state[j] === 2 || place(j, 2, curX[j], curW[j]);
-		for (j = parent[i]; j >= 0; j = parent[j])
-			place(j, 1, xpad, inner);
-		place(i, 0, xpad, inner);
-		for (end = i + 1; end < n && depth[end] > depth[i]; end++)
-			place(end, 0, xpad + (origX[end] - x) * ratio, origW[end] * ratio);
-		for (j = end; j < n; j++)
-			place(j, 2, curX[j], curW[j]);
+		unmark();
+		for (j = parent[i]; j >= 0; j = parent[j]) {
+			mark(j, "parent");
+			place(j, xpad, inner);
+		}
+		for (end = i; end < n && (end === i || depth[end] > depth[i]); end++) {
+			mark(end, "in");
+			place(end, xpad + (origX[end] - x) * ratio, origW[end] * ratio);
+		}
+		frameGroup.classList.add("zoomed");
 		zoomed = i;
 		unzoomBtn.classList.remove("hide");
 		setParams({ x: xAttr[i], y: yAttr[i] });
 	}
 
 	function unzoom() {
-		for (var j = 0; j < groups.length; j++)
-			place(j, 0, origX[j], origW[j]);
+		frameGroup.classList.remove("zoomed");
+		unmark();
+		for (var k = 0; k < movedList.length; k++) {
+			var j = movedList[k];
+			moved[j] = 0;
+			setPos(j, origX[j], origW[j]);
+		}
+		movedList = [];
 		zoomed = -1;
 		unzoomBtn.classList.add("hide");
 		setParams({ x: null, y: null });

@@ -444,7 +444,8 @@ static void write_head(struct ctx *c)
 	       "\t#frames > g { cursor:pointer; }\n"
 	       "\t#frames > g:hover > rect, #frames > g:hover > a > rect { stroke:black; stroke-width:0.5; }\n"
 	       "\t#frames text { pointer-events:none; }\n"
-	       "\t.hide { display:none; }\n"
+	       "\t.hide, #frames.zoomed > g { display:none; }\n"
+	       "\t#frames.zoomed > g.in, #frames.zoomed > g.parent { display:inline; }\n"
 	       "\t.parent { opacity:0.5; }\n"
 	       "</style>\n");
 

@@ -39,6 +39,7 @@ async function frames(page) {
 			x: r.getAttribute("x"), y: r.getAttribute("y"),
 			width: r.getAttribute("width"), fill: r.getAttribute("fill"),
 			label: g.querySelector("text").textContent,
+			shown: getComputedStyle(g).display !== "none",
 		};
 	}));
 }
@@ -81,7 +82,8 @@ async function main() {
 		const zt = named(after, "beta")[0];
 		check(zt.width === full, `clicked 'beta' widens to ${full} (got ${zt.width})`);
 		check(named(after, "main")[0].cls.includes("parent"), "its ancestor 'main' is dimmed");
-		check(named(after, "alpha")[0].cls.includes("hide"), "the unrelated 'alpha' is hidden");
+		check(!named(after, "alpha")[0].shown && !named(after, "other")[0].shown, "the unrelated 'alpha' and 'other' are hidden");
+		check(named(after, "work").filter((f) => f.shown).length === 2, "the two 'work' frames under 'beta' are shown");
 		check(!/hide/.test(await page.$eval("#unzoom", (e) => e.getAttribute("class") || "")),
 		      "Reset Zoom is shown");
 		check(/[?&]x=/.test(page.url()) && /[?&]y=/.test(page.url()), "the zoom is kept in the URL");
@@ -89,8 +91,8 @@ async function main() {
 		// Reset Zoom restores every frame
 		await page.click("#unzoom");
 		after = await frames(page);
-		check(JSON.stringify(after.map((f) => [f.x, f.width, f.cls])) ===
-		      JSON.stringify(before.map((f) => [f.x, f.width, f.cls])),
+		check(JSON.stringify(after.map((f) => [f.x, f.width, f.cls, f.shown, f.label])) ===
+		      JSON.stringify(before.map((f) => [f.x, f.width, f.cls, f.shown, f.label])),
 		      "Reset Zoom restores every frame's place");
 
 		// Escape also unzooms
