@@ -18,6 +18,7 @@ struct span {
 
 struct open_frame {
 	struct span name;
+	size_t end;		/* where the name ends in the stack (';' or its end) */
 	fk_count start, delta;
 	uint64_t seq;
 };
@@ -45,7 +46,9 @@ struct flamegraph {
 
 	/* walk state */
 	GArray *open;		/* struct open_frame */
-	GArray *cur;		/* struct span: the stack being merged */
+	GArray *cur;		/* struct open_frame: new frames of the stack */
+	const char *prev;	/* the stack merged last */
+	size_t prevlen;
 	GArray *kept;		/* struct kept */
 	double min_count;	/* frames narrower than this are dropped */
 	uint64_t seq;
@@ -175,12 +178,31 @@ static void chain_rewrite(GString *out, const char *s, size_t len)
 
 /* flamegraph.pl's flow(): close what differs from the last stack, open the
  * rest, at the current position. */
+/* The length of the common prefix of a and b. */
+static size_t common_len(const char *a, size_t alen, const char *b, size_t blen)
+{
+	size_t n = alen < blen ? alen : blen, i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x, y;
+
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			return i + (size_t)(__builtin_ctzll(x ^ y) / 8);
+	}
+	while (i < n && a[i] == b[i])
+		i++;
+	return i;
+}
+
 static void merge(struct flamegraph *fg, const char *s, size_t len,
 		  fk_count *pos, fk_count c0, fk_count c1)
 {
-	GArray *cur = fg->cur;
-	uint32_t n, same = 0, nopen = fg->open->len;
+	GArray *open = fg->open;
+	uint32_t n, same = 1, nopen = open->len;
 	fk_count d = c1 - c0;
+	size_t l, i;
 	double ad;
 
 	if (fg->o.chain) {
@@ -189,42 +211,67 @@ static void merge(struct flamegraph *fg, const char *s, size_t len,
 		s = g_string_chunk_insert_len(fg->names, fg->chain->str,
 					      (gssize)len);
 	}
-	g_array_set_size(cur, 1);
-	for (size_t i = 0;;) {
+
+	/*
+	 * Stacks come sorted, so most share a long prefix with the previous
+	 * one: the open frames that end before the first differing byte stay
+	 * open, and only the rest of the stack is split into frames.
+	 */
+	l = common_len(fg->prev, fg->prevlen, s, len);
+	if (l == len && l == fg->prevlen) {
+		n = nopen;		/* the same stack again */
+		goto leaf;
+	}
+	while (same < nopen &&
+	       g_array_index(open, struct open_frame, same).end < l)
+		same++;
+	/* a frame ending where one stack ends and the other goes on */
+	if (same < nopen && g_array_index(open, struct open_frame, same).end == l &&
+	    ((l == fg->prevlen && s[l] == ';') || (l == len && fg->prev[l] == ';')))
+		same++;
+	n = same;
+	i = same == 1 ? 0 : g_array_index(open, struct open_frame, same - 1).end + 1;
+	g_array_set_size(fg->cur, 0);
+	while (i <= len) {	/* i > len: the stack ends with a shared frame */
 		const char *semi = memchr(s + i, ';', len - i);
 		size_t end = semi ? (size_t)(semi - s) : len;
-		struct span sp = { s + i, (uint32_t)(end - i) };
+		struct open_frame of = { .name = { s + i, (uint32_t)(end - i) },
+					 .end = end };
 
-		g_array_append_val(cur, sp);
+		g_array_append_val(fg->cur, of);
+		n++;
 		if (!semi)
 			break;
 		i = end + 1;
 	}
-	/* like Perl's split, drop trailing empty frames (keep the root) */
-	while (cur->len > 1 && g_array_index(cur, struct span, cur->len - 1).len == 0)
-		g_array_set_size(cur, cur->len - 1);
-	n = cur->len;
+	/* like Perl's split, drop trailing empty frames (never the root) */
+	while (n > 1) {
+		const struct open_frame *last = n > same
+			? &g_array_index(fg->cur, struct open_frame, n - same - 1)
+			: &g_array_index(open, struct open_frame, n - 1);
 
-	while (same < nopen && same < n) {
-		struct span *a = &g_array_index(fg->open, struct open_frame, same).name;
-		struct span *b = &g_array_index(cur, struct span, same);
-
-		if (a->len != b->len || memcmp(a->p, b->p, a->len) != 0)
+		if (last->name.len)
 			break;
-		same++;
+		n--;
 	}
-	for (uint32_t i = nopen; i-- > same;)
-		close_frame(fg, i, *pos);
-	g_array_set_size(fg->open, n);
-	for (uint32_t i = same; i < n; i++) {
-		struct open_frame *of = &g_array_index(fg->open, struct open_frame, i);
+	if (n < same)
+		same = n;
 
-		of->name = g_array_index(cur, struct span, i);
+	for (uint32_t k = nopen; k-- > same;)
+		close_frame(fg, k, *pos);
+	g_array_set_size(open, n);
+	for (uint32_t k = same; k < n; k++) {
+		struct open_frame *of = &g_array_index(open, struct open_frame, k);
+
+		*of = g_array_index(fg->cur, struct open_frame, k - same);
 		of->start = *pos;
 		of->delta = 0;
 		of->seq = fg->seq++;
 	}
-	g_array_index(fg->open, struct open_frame, n - 1).delta += d;
+leaf:
+	fg->prev = s;
+	fg->prevlen = len;
+	g_array_index(open, struct open_frame, n - 1).delta += d;
 	ad = fk_count_to_double(d < 0 ? -d : d);
 	if (ad > fg->maxdelta)
 		fg->maxdelta = ad;
@@ -285,7 +332,7 @@ static void sort_stacks(struct skey *v, size_t n, size_t d)
 
 		swap_e(v, 0, n / 2);
 		pivot = key_at(&v[0], d);
-		ended = v[0].len <= d + 8;
+		ended = v[0].len < d + 8;	/* padded: equal keys are equal stacks */
 		/* v[0..lt) < pivot, v[lt..i) == pivot, v[gt..n) > pivot */
 		while (i < gt) {
 			uint64_t c = key_at(&v[i], d);
@@ -349,7 +396,7 @@ int fg_build(struct flamegraph *fg, GError **err)
 					   : fg->o.minwidth / widthpertime;
 
 	fg->open = g_array_new(FALSE, FALSE, sizeof(struct open_frame));
-	fg->cur = g_array_new(FALSE, FALSE, sizeof(struct span));
+	fg->cur = g_array_new(FALSE, FALSE, sizeof(struct open_frame));
 	fg->kept = g_array_new(FALSE, FALSE, sizeof(struct kept));
 	{
 		/* the root, "all", spans everything */
@@ -357,7 +404,8 @@ int fg_build(struct flamegraph *fg, GError **err)
 		struct open_frame of = { .name = root, .seq = fg->seq++ };
 
 		g_array_append_val(fg->open, of);
-		g_array_append_val(fg->cur, root);
+		fg->prev = "";
+		fg->prevlen = 0;
 	}
 	if (fg->runs) {
 		for (guint i = 0; i < fg->runs->len; i++) {
