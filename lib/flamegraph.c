@@ -28,10 +28,17 @@ struct kept {
 	uint64_t seq;
 };
 
+struct skey {
+	const char *p;		/* the stack, copied here so sorting reads one array */
+	size_t len;
+	struct fold_entry *e;
+};
+
 struct flamegraph {
 	struct fg_opts o;
 	struct fold_table *t;
 	GArray *runs;		/* struct run, flamechart only */
+	GArray *order;		/* struct skey: stacks in first-seen order */
 	GString *scratch;	/* a stack being reversed */
 	GString *chain;		/* a stack being rewritten for chain graphs */
 	GStringChunk *names;	/* rewritten stacks: frames point into them */
@@ -65,6 +72,8 @@ struct flamegraph *fg_new(const struct fg_opts *o)
 	fg->names = g_string_chunk_new(1 << 16);
 	if (o->flamechart)
 		fg->runs = g_array_new(FALSE, FALSE, sizeof(struct run));
+	else
+		fg->order = g_array_new(FALSE, FALSE, sizeof(struct skey));
 	fg->maxdelta = 1;
 	return fg;
 }
@@ -76,6 +85,8 @@ void fg_free(struct flamegraph *fg)
 	fold_table_free(fg->t);
 	if (fg->runs)
 		g_array_free(fg->runs, TRUE);
+	if (fg->order)
+		g_array_free(fg->order, TRUE);
 	if (fg->frames)
 		g_array_free(fg->frames, TRUE);
 	g_string_free(fg->scratch, TRUE);
@@ -119,7 +130,14 @@ void fg_add(struct flamegraph *fg, const char *stack, size_t len,
 		stack = s->str;
 		len = s->len;
 	}
+	size_t known = fold_table_size(fg->t);
+
 	e = fold_table_add2(fg->t, stack, len, c0, c1);
+	if (fg->order && fold_table_size(fg->t) != known) {
+		struct skey k = { e->stack, e->len, e };
+
+		g_array_append_val(fg->order, k);
+	}
 	if (fg->runs) {
 		struct run *last = fg->runs->len
 			? &g_array_index(fg->runs, struct run, fg->runs->len - 1) : NULL;
@@ -283,12 +301,6 @@ leaf:
  * end: comparing these compares the bytes, and as stacks hold no NUL a
  * shorter stack sorts first.
  */
-struct skey {
-	const char *p;		/* the stack, copied here so sorting reads one array */
-	size_t len;
-	struct fold_entry *e;
-};
-
 static inline uint64_t key_at(const struct skey *e, size_t d)
 {
 	unsigned char b[8] = { 0 };
@@ -378,12 +390,6 @@ static void sort_stacks(struct skey *v, size_t n, size_t d)
 			swap_e(v, j - 1, j);
 }
 
-static void collect(struct fold_entry *e, void *data)
-{
-	struct skey k = { e->stack, e->len, e };
-
-	g_array_append_val((GArray *)data, k);
-}
 
 static int by_seq(const void *a, const void *b)
 {
@@ -435,17 +441,17 @@ int fg_build(struct flamegraph *fg, GError **err)
 			merge(fg, r->e->stack, r->e->len, &pos, r->c0, r->c1);
 		}
 	} else {
-		GArray *a = g_array_sized_new(FALSE, FALSE, sizeof(struct skey),
-					      (guint)fold_table_size(fg->t));
-		struct skey *v;
+		struct skey *v = (struct skey *)(void *)fg->order->data;
+		size_t n = fg->order->len, i = 1;
 
-		fold_table_foreach(fg->t, collect, a);
-		v = (struct skey *)(void *)a->data;
-		sort_stacks(v, a->len, 0);
-		for (size_t i = 0; i < a->len; i++)
+		/* input that is sorted already (fp-collapse's is) needs no sort */
+		while (i < n && cmp_from(&v[i - 1], &v[i], 0) < 0)
+			i++;
+		if (i < n)
+			sort_stacks(v, n, 0);
+		for (i = 0; i < n; i++)
 			merge(fg, v[i].p, v[i].len, &pos, v[i].e->count[0],
 			      v[i].e->count[1]);
-		g_array_free(a, TRUE);
 	}
 	for (uint32_t i = fg->open->len; i-- > 0;)
 		close_frame(fg, i, pos);
