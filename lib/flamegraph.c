@@ -194,8 +194,6 @@ static void chain_rewrite(GString *out, const char *s, size_t len)
 				    (gssize)(end - first_end - seplen));
 }
 
-/* flamegraph.pl's flow(): close what differs from the last stack, open the
- * rest, at the current position. */
 /* The length of the common prefix of a and b. */
 static size_t common_len(const char *a, size_t alen, const char *b, size_t blen)
 {
@@ -214,6 +212,8 @@ static size_t common_len(const char *a, size_t alen, const char *b, size_t blen)
 	return i;
 }
 
+/* flamegraph.pl's flow(): close what differs from the last stack, open the
+ * rest, at the current position. */
 static void merge(struct flamegraph *fg, const char *s, size_t len,
 		  fk_count *pos, fk_count c0, fk_count c1)
 {
