@@ -140,7 +140,7 @@ size_t js_escape(char *dst, const char *s, size_t len)
 			continue;
 		}
 		c = utf8_next(s, len, &i);
-		if (!xml_char_ok(c))
+		if (!xml_char_ok(c) || c == UTF8_REPLACEMENT)
 			d = put_u(d, UTF8_REPLACEMENT);
 		else if (c == 0x2028 || c == 0x2029)
 			d = put_u(d, c);
