@@ -126,8 +126,7 @@ static void setup(struct fg_opts *fo, struct svg_opts *so)
 	if (palette_background(opts.bgcolors, so->palette, so->bg1, so->bg2) < 0)
 		tool_usage_error("--bgcolors: '%s' is not yellow, blue, green, grey or #rrggbb",
 				 opts.bgcolors);
-	if (opts.hash && opts.random)
-		tool_usage_error("--hash and --random exclude each other");
+	/* as in flamegraph.pl, --hash wins over --random */
 	so->color_mode = opts.hash ? COLOR_HASH : opts.random ? COLOR_RANDOM
 			 : COLOR_BY_NAME;
 	if (opts.encoding && !g_regex_match_simple("^[A-Za-z][A-Za-z0-9._-]*$",
