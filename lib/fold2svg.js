@@ -12,6 +12,7 @@
 (function () {
 	var cfg = fg_config;
 	var SEARCH_FILL = "rgb(230,0,230)";
+	var SVGNS = "http://www.w3.org/2000/svg";
 	var frameGroup = document.getElementById("frames");
 	var details = document.getElementById("details");
 	var unzoomBtn = document.getElementById("unzoom");
@@ -103,8 +104,17 @@
 		curW[i] = w;
 		rects[i].setAttribute("x", x.toFixed(1));
 		rects[i].setAttribute("width", w.toFixed(1));
-		labels[i].setAttribute("x", (x + 3).toFixed(1));
-		setText(labels[i], label(i));
+		var text = label(i), t = labels[i];
+		if (!t) {
+			if (!text)
+				return;
+			// fold2svg leaves out the labels of frames too narrow for one
+			t = labels[i] = document.createElementNS(SVGNS, "text");
+			t.setAttribute("y", (parseFloat(yAttr[i]) + (cfg.frameheight - 1) / 2 + 3).toString());
+			rects[i].parentNode.appendChild(t);
+		}
+		t.setAttribute("x", (x + 3).toFixed(1));
+		setText(t, text);
 	}
 
 	// Moves frame i (shown, or about to be), remembering it for unzoom().

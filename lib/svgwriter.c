@@ -630,30 +630,34 @@ static void write_frame(struct ctx *c, const struct fg_frame *f,
 	memcpy(d, "\" fill=\"", 8);
 	d += 8;
 	d += put_rgb(d, frame_color(c, f));
-	memcpy(d, "\" rx=\"2\" ry=\"2\"/><text x=\"", 26);
-	d += 26;
-	d += put_tenths(d, t1 + 30);
-	memcpy(d, "\" y=\"", 5);
-	d += 5;
-	d += put_num(d, 3 + (y1 + y2) / 2);
-	memcpy(d, "\">", 2);
-	d += 2;
-	w->len = (size_t)(d - w->p);
-
+	/* frames too narrow for a label get no <text>: on big graphs most
+	 * are, and the script adds one if a zoom makes room */
 	chars = (int)((x2 - x1) / (o->fontsize * o->fontwidth));
-	if (chars >= 3) {
+	if (chars < 3) {
+		memcpy(d, "\" rx=\"2\" ry=\"2\"/>", 17);
+		w->len = (size_t)(d + 17 - w->p);
+	} else {
 		const char *name = f->depth == 0 ? "all" : f->name;
 		size_t len = f->depth == 0 ? 3 : nlen;
 		size_t chlen = utf8_length(name, len);
 
+		memcpy(d, "\" rx=\"2\" ry=\"2\"/><text x=\"", 26);
+		d += 26;
+		d += put_tenths(d, t1 + 30);
+		memcpy(d, "\" y=\"", 5);
+		d += 5;
+		d += put_num(d, 3 + (y1 + y2) / 2);
+		memcpy(d, "\">", 2);
+		d += 2;
+		w->len = (size_t)(d - w->p);
 		if ((size_t)chars < chlen) {
 			wb_esc(w, name, utf8_offset(name, len, (size_t)chars - 2));
 			WB_LIT(w, "..");
 		} else {
 			wb_esc(w, name, len);
 		}
+		WB_LIT(w, "</text>");
 	}
-	WB_LIT(w, "</text>");
 	if (a && a->href)
 		WB_LIT(w, "</a>");
 	WB_LIT(w, "</g>\n");

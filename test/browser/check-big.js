@@ -49,13 +49,18 @@ async function main() {
 			const gs = document.querySelectorAll("#frames > g");
 			const click = (g) => g.dispatchEvent(new MouseEvent("click", { bubbles: true }));
 			return {
+				unlabelled: !gs[1].querySelector("text"),
 				zoom: timed(() => click(gs[1])),
+				label: (gs[1].querySelector("text") || {}).textContent,
+				title: gs[1].querySelector("title").textContent,
 				zoomDeep: timed(() => click(gs[Math.floor(gs.length / 2)])),
 				reset: timed(() => document.getElementById("unzoom").dispatchEvent(new MouseEvent("click", { bubbles: true }))),
 				search: timed(() => { window.prompt = () => "^f1"; document.dispatchEvent(new KeyboardEvent("keydown", { key: "f", ctrlKey: true, bubbles: true })); }),
 				matched: document.getElementById("matched").textContent,
 			};
 		});
+		check(t.unlabelled && t.title.startsWith(t.label + " ("),
+		      `a frame too narrow for a label gets one when zoomed: '${t.label}'`);
 		for (const k of ["zoom", "zoomDeep", "reset", "search"])
 			check(t[k] < LIMIT, `${k} takes ${t[k].toFixed(0)} ms`);
 		check(/^Matched: \d/.test(t.matched), "the search reports " + t.matched);

@@ -38,7 +38,7 @@ async function frames(page) {
 			cls: g.getAttribute("class") || "",
 			x: r.getAttribute("x"), y: r.getAttribute("y"),
 			width: r.getAttribute("width"), fill: r.getAttribute("fill"),
-			label: g.querySelector("text").textContent,
+			label: (g.querySelector("text") || { textContent: "" }).textContent,
 			shown: getComputedStyle(g).display !== "none",
 		};
 	}));
