@@ -375,15 +375,31 @@ static void sort_stacks(struct skey *v, size_t n, size_t d)
 			else
 				i++;
 		}
-		sort_stacks(v, lt, d);
-		sort_stacks(v + gt, n - gt, d);
-		if (ended)
-			return;		/* equal keys that end here: one stack */
-		v += lt;
-		n = gt - lt;
-		d += 8;
-		if (n > 16)
-			d = common_prefix(v, n, d);
+		/*
+		 * Recurse into the parts no bigger than half and loop on the
+		 * biggest, so the recursion stays O(log n) deep whatever the
+		 * input.  Equal keys that end here are one stack: sorted.
+		 */
+		struct { struct skey *v; size_t n, d; } part[3] = {
+			{ v, lt, d },
+			{ v + lt, ended ? 1 : gt - lt, d + 8 },
+			{ v + gt, n - gt, d },
+		};
+		int big = -1;
+
+		if (part[1].n > 16)
+			part[1].d = common_prefix(part[1].v, part[1].n, d + 8);
+		for (int k = 0; k < 3; k++)
+			if (part[k].n > n / 2)
+				big = k;
+		for (int k = 0; k < 3; k++)
+			if (k != big)
+				sort_stacks(part[k].v, part[k].n, part[k].d);
+		if (big < 0)
+			return;
+		v = part[big].v;
+		n = part[big].n;
+		d = part[big].d;
 	}
 	for (size_t i = 1; i < n; i++)
 		for (size_t j = i; j > 0 && cmp_from(&v[j - 1], &v[j], d) > 0; j--)
