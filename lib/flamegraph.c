@@ -472,7 +472,8 @@ int fg_build(struct flamegraph *fg, GError **err)
 	for (uint32_t i = fg->open->len; i-- > 0;)
 		close_frame(fg, i, pos);
 
-	qsort(fg->kept->data, fg->kept->len, sizeof(struct kept), by_seq);
+	if (fg->kept->len > 1)	/* every frame may be too narrow */
+		qsort(fg->kept->data, fg->kept->len, sizeof(struct kept), by_seq);
 	fg->frames = g_array_sized_new(FALSE, FALSE, sizeof(struct fg_frame),
 				       fg->kept->len);
 	for (guint i = 0; i < fg->kept->len; i++) {
