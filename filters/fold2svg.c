@@ -129,9 +129,14 @@ static void setup(struct fg_opts *fo, struct svg_opts *so)
 	/* as in flamegraph.pl, --hash wins over --random */
 	so->color_mode = opts.hash ? COLOR_HASH : opts.random ? COLOR_RANDOM
 			 : COLOR_BY_NAME;
-	if (opts.encoding && !g_regex_match_simple("^[A-Za-z][A-Za-z0-9._-]*$",
-						   opts.encoding, 0, 0))
-		tool_usage_error("--encoding: '%s' is not an encoding name", opts.encoding);
+	/* fold2svg writes UTF-8, or only ASCII when another encoding is
+	 * named: that must be one ASCII text is valid in */
+	if (opts.encoding && !g_regex_match_simple(
+		    "^(utf-?8|(us-)?ascii|iso[-_]?8859-[0-9]+|latin-?[0-9]+|"
+		    "(windows|cp)-?125[0-8]|koi8-[a-z]+|euc-[a-z]+|"
+		    "gb2312|gbk|gb18030|big5)$", opts.encoding, G_REGEX_CASELESS, 0))
+		tool_usage_error("--encoding: '%s' is not UTF-8 or an ASCII-compatible encoding",
+				 opts.encoding);
 	fo->chain = so->palette == PAL_CHAIN;
 	so->script = fold2svg_js;
 }

@@ -80,7 +80,11 @@
 
 		if (fit < 3)
 			return "";
-		return name.length > fit ? name.slice(0, fit - 2) + ".." : name;
+		if (name.length <= fit)
+			return name;
+		// count characters, not UTF-16 units, as fold2svg does
+		var chars = Array.from(name);
+		return chars.length > fit ? chars.slice(0, fit - 2).join("") + ".." : name;
 	}
 
 	function setParams(change) {

@@ -14,6 +14,7 @@ struct wbuf {
 	char *p;
 	size_t len;
 	FILE *f;
+	bool ascii;	/* declared in another encoding: write only ASCII */
 };
 
 static void wb_flush(struct wbuf *w)
@@ -66,7 +67,7 @@ static void wb_esc_with(struct wbuf *w, const char *s, size_t n,
 
 static void wb_esc(struct wbuf *w, const char *s, size_t n)
 {
-	wb_esc_with(w, s, n, xml_escape);
+	wb_esc_with(w, s, n, w->ascii ? xml_escape_ascii : xml_escape);
 }
 
 static void wb_printf(struct wbuf *w, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
@@ -393,7 +394,7 @@ static void css_font(struct wbuf *w, const char *font)
 static void js_string(struct wbuf *w, const char *s)
 {
 	WB_LIT(w, "\"");
-	wb_esc_with(w, s, strlen(s), js_escape);
+	wb_esc_with(w, s, strlen(s), w->ascii ? js_escape_ascii : js_escape);
 	WB_LIT(w, "\"");
 }
 
@@ -422,7 +423,8 @@ static void write_head(struct ctx *c)
 	       "<!-- Flame graph drawn by fold2svg (foldkit) from folded stacks. -->\n"
 	       "<!-- NOTES: ");
 	if (o->notes)
-		wb_esc_with(w, o->notes, strlen(o->notes), xml_comment_escape);
+		wb_esc_with(w, o->notes, strlen(o->notes),
+			    w->ascii ? xml_comment_escape_ascii : xml_comment_escape);
 	WB_LIT(w, " -->\n<defs>\n<linearGradient id=\"background\" y1=\"0\" "
 	       "y2=\"1\" x1=\"0\" x2=\"0\">\n<stop stop-color=\"");
 	wb_esc(w, o->bg1, strlen(o->bg1));
@@ -696,6 +698,9 @@ int svg_write(const struct flamegraph *fg, const struct svg_opts *o,
 	      FILE *out, GError **err)
 {
 	struct wbuf w = { .p = g_malloc(WBUF_SIZE), .f = out };
+
+	w.ascii = o->encoding && g_ascii_strcasecmp(o->encoding, "UTF-8") != 0 &&
+		  g_ascii_strcasecmp(o->encoding, "UTF8") != 0;
 	struct ctx c = { .o = o, .fg = fg, .w = &w };
 	char height[32];
 	int rc = 0;

@@ -49,7 +49,9 @@ struct svg_opts {
 	const char *nametype;
 	const char *countname;
 	const char *fonttype;
-	const char *encoding;	/* NULL: no encoding in the XML declaration */
+	const char *encoding;	/* NULL: no encoding in the XML declaration;
+				   other than UTF-8: the output is all ASCII,
+				   so the name must be of an ASCII superset */
 	double image_width, frameheight, fontsize, fontwidth, minwidth;
 	bool inverted, flamechart, negate;
 	enum fg_palette palette;

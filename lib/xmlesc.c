@@ -1,6 +1,8 @@
 #include "xmlesc.h"
 
 #include <glib.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 uint32_t utf8_next(const char *str, size_t len, size_t *i)
@@ -74,7 +76,12 @@ static inline int plain(unsigned char c)
 	       c != '"' && c != '\'';
 }
 
-size_t xml_escape(char *dst, const char *s, size_t len)
+static char *put_ref(char *d, uint32_t c)
+{
+	return d + sprintf(d, "&#x%X;", (unsigned)c);
+}
+
+static size_t escape_xml(char *dst, const char *s, size_t len, bool ascii)
 {
 	char *d = dst;
 	size_t i = 0;
@@ -96,9 +103,24 @@ size_t xml_escape(char *dst, const char *s, size_t len)
 		case '\'': memcpy(d, "&#39;", 5); d += 5; i++; continue;
 		}
 		c = utf8_next(s, len, &i);
-		d += utf8_put(d, xml_char_ok(c) ? c : UTF8_REPLACEMENT);
+		if (!xml_char_ok(c))
+			c = UTF8_REPLACEMENT;
+		if (ascii)
+			d = put_ref(d, c);
+		else
+			d += utf8_put(d, c);
 	}
 	return (size_t)(d - dst);
+}
+
+size_t xml_escape(char *dst, const char *s, size_t len)
+{
+	return escape_xml(dst, s, len, false);
+}
+
+size_t xml_escape_ascii(char *dst, const char *s, size_t len)
+{
+	return escape_xml(dst, s, len, true);
 }
 
 static char *put_u(char *d, uint32_t c)
@@ -114,7 +136,7 @@ static char *put_u(char *d, uint32_t c)
 	return d;
 }
 
-size_t js_escape(char *dst, const char *s, size_t len)
+static size_t escape_js(char *dst, const char *s, size_t len, bool ascii)
 {
 	char *d = dst;
 	size_t i = 0;
@@ -140,32 +162,65 @@ size_t js_escape(char *dst, const char *s, size_t len)
 			continue;
 		}
 		c = utf8_next(s, len, &i);
-		if (!xml_char_ok(c) || c == UTF8_REPLACEMENT)
+		if (!xml_char_ok(c) || c == UTF8_REPLACEMENT) {
 			d = put_u(d, UTF8_REPLACEMENT);
-		else if (c == 0x2028 || c == 0x2029)
+		} else if (c == 0x2028 || c == 0x2029 || (ascii && c < 0x10000)) {
 			d = put_u(d, c);
-		else
+		} else if (ascii) {	/* a UTF-16 surrogate pair */
+			d = put_u(d, 0xd800 + ((c - 0x10000) >> 10));
+			d = put_u(d, 0xdc00 + ((c - 0x10000) & 0x3ff));
+		} else {
 			d += utf8_put(d, c);
+		}
 	}
 	return (size_t)(d - dst);
 }
 
-size_t xml_comment_escape(char *dst, const char *s, size_t len)
+size_t js_escape(char *dst, const char *s, size_t len)
+{
+	return escape_js(dst, s, len, false);
+}
+
+size_t js_escape_ascii(char *dst, const char *s, size_t len)
+{
+	return escape_js(dst, s, len, true);
+}
+
+static size_t escape_comment(char *dst, const char *s, size_t len, bool ascii)
 {
 	char *tmp = g_malloc(XML_ESCAPE_MAX(len));
 	size_t n = xml_escape(tmp, s, len), o = 0;
 
 	for (size_t k = 0; k < n; k++) {
-		if (tmp[k] == '-' && o && dst[o - 1] == '-')
-			o += utf8_put(dst + o, 0x2010);
-		else
+		if (tmp[k] == '-' && o && dst[o - 1] == '-') {
+			dst[o++] = ' ';		/* "--" would end the comment */
+			dst[o++] = '-';
+		} else if (ascii && (unsigned char)tmp[k] >= 0x80) {
+			/* no character references in comments */
+			size_t i = k;
+
+			utf8_next(tmp, n, &i);
+			dst[o++] = '?';
+			k = i - 1;
+		} else {
 			dst[o++] = tmp[k];
+		}
 	}
 	/* a comment must not end in '-' either: "-->" would read "--" */
 	if (o && dst[o - 1] == '-')
-		o += utf8_put(dst + o - 1, 0x2010) - 1;
+		dst[o++] = ' ';
 	g_free(tmp);
 	return o;
+}
+
+size_t xml_comment_escape(char *dst, const char *s, size_t len)
+{
+	return escape_comment(dst, s, len, false);
+}
+
+size_t xml_comment_escape_ascii(char *dst, const char *s, size_t len)
+{
+	return escape_comment(dst, s, len, true);
 }
 
 size_t utf8_length(const char *s, size_t len)

@@ -19,8 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Worst-case output size for n input bytes ("&quot;" or "\u003c" = 6). */
-#define XML_ESCAPE_MAX(n) ((n) * 6 + 1)
+/* Worst-case output size for n input bytes (an invalid byte as "&#xFFFD;"). */
+#define XML_ESCAPE_MAX(n) ((n) * 8 + 1)
 
 #define UTF8_REPLACEMENT 0xFFFDu
 
@@ -61,10 +61,19 @@ size_t js_escape(char *dst, const char *s, size_t len);
 
 /*
  * Makes s[0..len) safe inside an XML comment: escaped as by xml_escape(),
- * then every '-' that follows a '-' becomes U+2010 (so "--" cannot end the
- * comment early).  Same buffer rule.
+ * then a space goes between two '-' and after a final one (so "--" cannot
+ * end the comment early).  Same buffer rule.
  */
 size_t xml_comment_escape(char *dst, const char *s, size_t len);
+
+/*
+ * The same three, writing only ASCII, for documents declared in another
+ * encoding: other characters become "&#xHHHH;" references, \u escapes
+ * (surrogate pairs past U+FFFF), and '?' in comments.
+ */
+size_t xml_escape_ascii(char *dst, const char *s, size_t len);
+size_t js_escape_ascii(char *dst, const char *s, size_t len);
+size_t xml_comment_escape_ascii(char *dst, const char *s, size_t len);
 
 /* The number of characters (code points, invalid bytes counting one). */
 size_t utf8_length(const char *s, size_t len);
