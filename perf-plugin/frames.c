@@ -1,0 +1,287 @@
+#include "frames.h"
+
+#include <glib.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Kernel addresses resolve the same in every process. */
+#define KERNEL_SPACE UINT64_MAX
+#define HV_SPACE (UINT64_MAX - 1)
+
+struct slot {
+	uint64_t space, ip;
+	struct perf_frame f;
+	bool used;
+};
+
+struct thread_rec {
+	const char *comm;	/* interned in names */
+};
+
+struct frame_cache {
+	const struct perf_dlfilter_fns *fns;
+	unsigned max_stack;
+	struct slot *slots;
+	size_t nslots, nused;	/* nslots is a power of two */
+	GStringChunk *strings;	/* symbol and address texts */
+	GStringChunk *names;	/* DSO names and thread names, interned */
+	GHashTable *threads;	/* tid -> struct thread_rec */
+	GHashTable *gens;	/* pid -> generation + 1 */
+	uint64_t space;		/* the current sample's user space */
+	GArray *frames;		/* struct perf_frame, the current chain */
+	uint64_t resolved, hits;
+	GString *scratch;
+	char ipbuf[24];		/* frame_cache_ip()'s address text */
+};
+
+static const char UNKNOWN[] = "[unknown]";
+
+struct frame_cache *frame_cache_new(const struct perf_dlfilter_fns *fns,
+				    unsigned max_stack)
+{
+	struct frame_cache *fc = g_new0(struct frame_cache, 1);
+
+	fc->fns = fns;
+	fc->max_stack = max_stack;
+	fc->nslots = 1 << 12;
+	fc->slots = g_new0(struct slot, fc->nslots);
+	fc->strings = g_string_chunk_new(1 << 16);
+	fc->names = g_string_chunk_new(1 << 12);
+	fc->threads = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+	fc->gens = g_hash_table_new(g_direct_hash, g_direct_equal);
+	fc->scratch = g_string_sized_new(256);
+	fc->frames = g_array_sized_new(FALSE, FALSE, sizeof(struct perf_frame), 128);
+	return fc;
+}
+
+void frame_cache_free(struct frame_cache *fc)
+{
+	if (!fc)
+		return;
+	g_free(fc->slots);
+	g_string_chunk_free(fc->strings);
+	g_string_chunk_free(fc->names);
+	g_hash_table_destroy(fc->threads);
+	g_hash_table_destroy(fc->gens);
+	g_array_free(fc->frames, TRUE);
+	g_string_free(fc->scratch, TRUE);
+	g_free(fc);
+}
+
+void frame_cache_stats(const struct frame_cache *fc, uint64_t *resolved,
+		       uint64_t *hits)
+{
+	*resolved = fc->resolved;
+	*hits = fc->hits;
+}
+
+void frame_cache_note_comm(struct frame_cache *fc, int pid, int tid,
+			   const char *comm)
+{
+	gpointer key = GINT_TO_POINTER(tid);
+	struct thread_rec *t = g_hash_table_lookup(fc->threads, key);
+	guint gen;
+
+	if (!comm)
+		comm = "";
+	if (!t) {
+		t = g_new0(struct thread_rec, 1);
+		t->comm = g_string_chunk_insert_const(fc->names, comm);
+		g_hash_table_insert(fc->threads, key, t);
+	} else if (strcmp(t->comm, comm) != 0) {
+		/*
+		 * A renamed thread may have exec'd a new program: the
+		 * process's old addresses can no longer be trusted.
+		 */
+		t->comm = g_string_chunk_insert_const(fc->names, comm);
+		gen = GPOINTER_TO_UINT(g_hash_table_lookup(fc->gens, GINT_TO_POINTER(pid)));
+		g_hash_table_insert(fc->gens, GINT_TO_POINTER(pid), GUINT_TO_POINTER(gen + 1));
+	}
+	gen = GPOINTER_TO_UINT(g_hash_table_lookup(fc->gens, GINT_TO_POINTER(pid)));
+	fc->space = (uint64_t)gen << 32 | (uint32_t)pid;
+}
+
+static inline uint64_t mix(uint64_t space, uint64_t ip)
+{
+	uint64_t h = ip * 0x9e3779b97f4a7c15ULL ^ (space + 0x632be59bd9b4e019ULL);
+
+	h ^= h >> 31;
+	h *= 0xbf58476d1ce4e5b9ULL;
+	h ^= h >> 29;
+	return h;
+}
+
+static void grow(struct frame_cache *fc)
+{
+	struct slot *old = fc->slots;
+	size_t n = fc->nslots;
+
+	fc->nslots = n * 2;
+	fc->slots = g_new0(struct slot, fc->nslots);
+	for (size_t i = 0; i < n; i++) {
+		if (!old[i].used)
+			continue;
+		size_t j = mix(old[i].space, old[i].ip) & (fc->nslots - 1);
+		while (fc->slots[j].used)
+			j = (j + 1) & (fc->nslots - 1);
+		fc->slots[j] = old[i];
+	}
+	g_free(old);
+}
+
+static struct fk_str str_of(const char *s)
+{
+	struct fk_str r = { s, strlen(s) };
+	return r;
+}
+
+static struct fk_str keep(struct frame_cache *fc, const char *s, size_t len)
+{
+	struct fk_str r = { g_string_chunk_insert_len(fc->strings, s, (gssize)len), len };
+	return r;
+}
+
+static struct fk_str keep_hex(struct frame_cache *fc, uint64_t v)
+{
+	char buf[24];
+	int n = snprintf(buf, sizeof(buf), "%" G_GINT64_MODIFIER "x", v);
+
+	return keep(fc, buf, (size_t)n);
+}
+
+/* The frame perf script prints for an address it could not place. */
+static void unknown_frame(struct frame_cache *fc, uint64_t ip, struct perf_frame *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->pc = keep_hex(fc, ip);
+	f->sym = str_of(UNKNOWN);
+	f->dso = str_of(UNKNOWN);
+}
+
+/*
+ * Fills f from a resolved location the way perf script's callchain
+ * printer does: "%16lx" of the DSO-relative address for user space (the
+ * absolute one for the kernel or without a map), "SYM+0xOFF" or
+ * "[unknown]", and the DSO name or "[unknown]".
+ */
+static void frame_from_al(struct frame_cache *fc, uint64_t ip,
+			  const struct perf_dlfilter_al *al, struct perf_frame *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->pc = keep_hex(fc, al->dso && !al->is_kernel_ip ? al->addr : ip);
+	if (al->sym) {
+		g_string_printf(fc->scratch, "%s+0x%x", al->sym, al->symoff);
+		f->sym = keep(fc, fc->scratch->str, fc->scratch->len);
+	} else {
+		f->sym = str_of(UNKNOWN);
+	}
+	if (al->dso)
+		f->dso = str_of(g_string_chunk_insert_const(fc->names, al->dso));
+	else
+		f->dso = str_of(UNKNOWN);
+}
+
+static const struct perf_frame *resolve(struct frame_cache *fc, void *ctx,
+					uint64_t space, uint64_t ip)
+{
+	size_t i = mix(space, ip) & (fc->nslots - 1);
+	struct perf_dlfilter_al al;
+	struct slot *s;
+
+	while (fc->slots[i].used) {
+		s = &fc->slots[i];
+		if (s->ip == ip && s->space == space) {
+			fc->hits++;
+			return &s->f;
+		}
+		i = (i + 1) & (fc->nslots - 1);
+	}
+	if ((fc->nused + 1) * 2 > fc->nslots) {
+		grow(fc);
+		return resolve(fc, ctx, space, ip);
+	}
+	s = &fc->slots[i];
+	s->used = true;
+	s->space = space;
+	s->ip = ip;
+	fc->nused++;
+	fc->resolved++;
+
+	memset(&al, 0, sizeof(al));
+	al.size = sizeof(al);
+	if (space == HV_SPACE ||
+	    fc->fns->resolve_address(ctx, ip, &al) != 0 ||
+	    /* found only by resolve_address()'s fallback to the other context */
+	    (bool)al.is_kernel_ip != (space == KERNEL_SPACE))
+		unknown_frame(fc, ip, &s->f);
+	else
+		frame_from_al(fc, ip, &al, &s->f);
+	return &s->f;
+}
+
+size_t frame_cache_chain(struct frame_cache *fc,
+			 const struct perf_dlfilter_sample *sample, void *ctx,
+			 const struct perf_frame **frames)
+{
+	uint64_t space = fc->space;
+	unsigned entries = 0;
+
+	g_array_set_size(fc->frames, 0);
+	for (uint64_t i = 0; i < sample->raw_callchain_nr && entries < fc->max_stack; i++) {
+		uint64_t ip = sample->raw_callchain[i];
+
+		if (ip >= PERF_CONTEXT_MAX) {
+			switch (ip) {
+			case PERF_CONTEXT_HV:
+				space = HV_SPACE;
+				continue;
+			case PERF_CONTEXT_KERNEL:
+				space = KERNEL_SPACE;
+				continue;
+			case PERF_CONTEXT_USER:
+				space = fc->space;
+				continue;
+			default:
+				/* guest or corrupt context: perf drops it all */
+				g_array_set_size(fc->frames, 0);
+				*frames = NULL;
+				return 0;
+			}
+		}
+		entries++;
+		g_array_append_vals(fc->frames, resolve(fc, ctx, space, ip), 1);
+	}
+	*frames = (const struct perf_frame *)(const void *)fc->frames->data;
+	return fc->frames->len;
+}
+
+size_t frame_cache_ip(struct frame_cache *fc,
+		      const struct perf_dlfilter_sample *sample, void *ctx,
+		      const struct perf_frame **frames)
+{
+	const struct perf_dlfilter_al *al = fc->fns->resolve_ip(ctx);
+	struct perf_frame f;
+	int n;
+
+	memset(&f, 0, sizeof(f));
+	/* perf script prints the sample's own address absolute */
+	n = snprintf(fc->ipbuf, sizeof(fc->ipbuf), "%" G_GINT64_MODIFIER "x",
+		     (uint64_t)sample->ip);
+	f.pc.s = fc->ipbuf;
+	f.pc.len = (size_t)n;
+	f.sym = str_of(UNKNOWN);
+	f.dso = str_of(UNKNOWN);
+	if (al) {
+		if (al->sym) {
+			/* interned: this runs for every sample */
+			g_string_printf(fc->scratch, "%s+0x%x", al->sym, al->symoff);
+			f.sym = str_of(g_string_chunk_insert_const(fc->names, fc->scratch->str));
+		}
+		if (al->dso)
+			f.dso = str_of(g_string_chunk_insert_const(fc->names, al->dso));
+	}
+	g_array_set_size(fc->frames, 0);
+	g_array_append_val(fc->frames, f);
+	*frames = (const struct perf_frame *)(const void *)fc->frames->data;
+	return 1;
+}

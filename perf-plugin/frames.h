@@ -1,0 +1,76 @@
+/*
+ * frames.h - a dlfilter sample's raw callchain as perf_frame values, the
+ * frames `perf script` would print for it, resolved through perf's own
+ * resolve_address() and cached per address.
+ *
+ *	struct frame_cache *fc = frame_cache_new(fns, 127);
+ *	...in filter_event():
+ *	const struct perf_frame *f;
+ *	size_t n = frame_cache_chain(fc, sample, ctx, &f);
+ *	...f[0] is the leaf; valid until the next call...
+ *	frame_cache_free(fc);
+ *
+ * The walk is perf's (tools/perf/util/machine.c, callee order): entries at
+ * or above PERF_CONTEXT_MAX switch between user and kernel context and are
+ * not frames; only the first max_stack real entries count (perf script's
+ * --max-stack, kernel.perf_event_max_stack by default); a guest or unknown
+ * context marker discards the whole chain, as perf does.  Each frame is
+ * what perf script prints: "SYMBOL+0xOFF" or "[unknown]", the DSO name
+ * perf shows or "[unknown]", and the address relative to the DSO for user
+ * space, absolute for the kernel and for addresses outside every map.
+ *
+ * perf resolves an entry in the context its marker names; resolve_address()
+ * falls back to the other context when that fails, so an address found in
+ * the wrong context is turned back into "[unknown]" here, as perf script
+ * shows it.
+ *
+ * Cache: user-space entries are keyed by (process, generation, address),
+ * kernel entries by address alone.  A process's generation changes when
+ * one of its threads changes its name (exec, prctl), which drops what was
+ * cached for its old address space.  The cache grows with the number of
+ * distinct addresses, never with the number of samples.
+ */
+#ifndef FOLDKIT_PLUGIN_FRAMES_H
+#define FOLDKIT_PLUGIN_FRAMES_H
+
+#include "perfscript.h"
+
+#include <perf/perf_dlfilter.h>
+#include <stddef.h>
+
+struct frame_cache;
+
+/* fns must outlive the cache (it is perf's table in the plugin). */
+struct frame_cache *frame_cache_new(const struct perf_dlfilter_fns *fns,
+				    unsigned max_stack);
+void frame_cache_free(struct frame_cache *fc);
+
+/*
+ * Tells the cache the name of thread tid of process pid for this sample;
+ * call it before frame_cache_chain() for each sample.
+ */
+void frame_cache_note_comm(struct frame_cache *fc, int pid, int tid,
+			   const char *comm);
+
+/*
+ * Fills *frames (leaf first) with the frames perf script prints for the
+ * sample's callchain and returns how many.  The frames, and the strings
+ * they point to, belong to the cache; the array is reused by the next call.
+ */
+size_t frame_cache_chain(struct frame_cache *fc,
+			 const struct perf_dlfilter_sample *sample, void *ctx,
+			 const struct perf_frame **frames);
+
+/*
+ * The one frame perf script prints for a sample without a callchain: the
+ * sample's own address, resolved by resolve_ip().
+ */
+size_t frame_cache_ip(struct frame_cache *fc,
+		      const struct perf_dlfilter_sample *sample, void *ctx,
+		      const struct perf_frame **frames);
+
+/* Distinct addresses resolved so far, and cache hits (for the bench). */
+void frame_cache_stats(const struct frame_cache *fc, uint64_t *resolved,
+		       uint64_t *hits);
+
+#endif

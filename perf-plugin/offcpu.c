@@ -1,0 +1,287 @@
+#include "offcpu.h"
+
+#include "error.h"
+
+#include <event-parse.h>
+#include <string.h>
+#include <sys/mount.h>
+
+#define TRACEFS "/sys/kernel/tracing"
+#define FORMAT "/events/sched/sched_switch/format"
+
+/* prev_state bits, as the kernel's sched_switch format prints them */
+#define STATE_S 0x01
+#define STATE_D 0x02
+#define STATE_DEAD (0x10 | 0x20)	/* "X", "Z" */
+#define STATE_MASK 0xff			/* above: the preemption mark "+" */
+
+struct pending {
+	uint64_t since;
+	struct fold_table *table;
+	char *key;
+	size_t len;
+	uint64_t *counter;
+};
+
+struct offcpu {
+	unsigned states;
+	uint64_t min_ns;
+	struct tep_handle *tep;
+	struct tep_format_field *prev_pid, *prev_state, *next_pid;
+	GHashTable *pending;	/* tid -> struct pending */
+	uint64_t last_time;
+	GHashTable *cpu_time;	/* cpu -> time of its last sched_switch */
+	uint64_t counted, short_waits, unseen;
+};
+
+static void pending_free(gpointer p)
+{
+	struct pending *w = p;
+
+	g_free(w->key);
+	g_free(w);
+}
+
+bool offcpu_parse_states(const char *s, unsigned *states)
+{
+	char **parts = g_strsplit_set(s, ",|", -1);
+	bool ok = true;
+
+	*states = 0;
+	for (char **p = parts; *p; p++) {
+		if (strcmp(*p, "S") == 0)
+			*states |= OFFCPU_S;
+		else if (strcmp(*p, "D") == 0)
+			*states |= OFFCPU_D;
+		else if (strcmp(*p, "R") == 0)
+			*states |= OFFCPU_R;
+		else if (strcmp(*p, "all") == 0)
+			*states |= OFFCPU_ALL;
+		else
+			ok = false;
+	}
+	g_strfreev(parts);
+	return ok && *states;
+}
+
+/* The format text of the running kernel's sched_switch tracepoint. */
+static char *read_format(const char *path, gsize *len, GError **err)
+{
+	static const char *const dirs[] = { TRACEFS, "/sys/kernel/debug/tracing" };
+	char *buf = NULL;
+
+	if (path) {
+		if (!g_file_get_contents(path, &buf, len, NULL))
+			fk_error_at(err, FK_ERROR_IO, path, 0, "cannot read the sched_switch format");
+		return buf;
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < G_N_ELEMENTS(dirs); i++) {
+			char *p = g_strconcat(dirs[i], FORMAT, NULL);
+			bool ok = g_file_get_contents(p, &buf, len, NULL);
+			g_free(p);
+			if (ok)
+				return buf;
+		}
+		/* not mounted (a container, a minimal system): try once */
+		if (pass == 0 && mount("nodev", TRACEFS, "tracefs", 0, NULL) != 0)
+			break;
+	}
+	fk_error_at(err, FK_ERROR_IO, TRACEFS FORMAT, 0,
+		    "cannot read the sched_switch format (is tracefs mounted?); "
+		    "pass --dlarg format=FILE");
+	return NULL;
+}
+
+static struct tep_format_field *field(struct tep_event *ev, const char *name,
+				      const char *path, GError **err)
+{
+	struct tep_format_field *f = tep_find_field(ev, name);
+
+	if (!f || f->size == 0 || f->size > 8)
+		fk_error_at(err, FK_ERROR_PARSE, path, 0,
+			    "sched_switch format has no numeric field '%s'", name);
+	return f && f->size && f->size <= 8 ? f : NULL;
+}
+
+struct offcpu *offcpu_new(unsigned states, uint64_t min_ns,
+			  const char *format_path, GError **err)
+{
+	struct offcpu *o = g_new0(struct offcpu, 1);
+	const char *where = format_path ? format_path : TRACEFS FORMAT;
+	struct tep_event *ev = NULL;
+	gsize len = 0;
+	char *buf, *pf;
+
+	o->states = states;
+	o->min_ns = min_ns;
+	o->pending = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, pending_free);
+	o->cpu_time = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+	o->tep = tep_alloc();
+	if (!(buf = read_format(format_path, &len, err)))
+		goto fail;
+	/*
+	 * Only the fields are needed; the print format is left out, and
+	 * with it libtraceevent's parser of C expressions, which crashes on
+	 * a print format that names a missing field.
+	 */
+	if ((pf = strstr(buf, "\nprint fmt:")))
+		len = (gsize)(pf - buf) + 1;
+	if (tep_parse_format(o->tep, &ev, buf, len, "sched") != 0 || !ev) {
+		fk_error_at(err, FK_ERROR_PARSE, where, 0, "cannot parse the sched_switch format");
+		g_free(buf);
+		goto fail;
+	}
+	g_free(buf);
+	if (!(o->prev_pid = field(ev, "prev_pid", where, err)) ||
+	    !(o->prev_state = field(ev, "prev_state", where, err)) ||
+	    !(o->next_pid = field(ev, "next_pid", where, err)))
+		goto fail;
+	return o;
+fail:
+	offcpu_free(o);
+	return NULL;
+}
+
+void offcpu_free(struct offcpu *o)
+{
+	if (!o)
+		return;
+	g_hash_table_destroy(o->pending);
+	g_hash_table_destroy(o->cpu_time);
+	tep_free(o->tep);
+	g_free(o);
+}
+
+static bool read_field(struct tep_format_field *f, const void *raw,
+		       uint32_t size, unsigned long long *v)
+{
+	if ((uint64_t)f->offset + (uint64_t)f->size > size)
+		return false;
+	return tep_read_number_field(f, raw, v) == 0;
+}
+
+bool offcpu_decode(const struct offcpu *o, const void *raw, uint32_t size,
+		   struct sched_switch *sw)
+{
+	unsigned long long prev, state, next;
+
+	if (!raw || !read_field(o->prev_pid, raw, size, &prev) ||
+	    !read_field(o->prev_state, raw, size, &state) ||
+	    !read_field(o->next_pid, raw, size, &next))
+		return false;
+	/* pid_t fields read as unsigned: bring back their sign */
+	sw->prev_pid = (int)(int32_t)(uint32_t)prev;
+	sw->next_pid = (int)(int32_t)(uint32_t)next;
+	sw->prev_state = state;
+	return true;
+}
+
+bool offcpu_wanted(const struct offcpu *o, const struct sched_switch *sw)
+{
+	uint64_t st = sw->prev_state & STATE_MASK;
+
+	if (sw->prev_pid <= 0 || (st & STATE_DEAD))
+		return false;
+	if (st == 0)
+		return o->states & OFFCPU_R;
+	if (st & STATE_S)
+		return o->states & OFFCPU_S;
+	if (st & STATE_D)
+		return o->states & OFFCPU_D;
+	return o->states & OFFCPU_OTHER;
+}
+
+void offcpu_tick(struct offcpu *o, uint64_t time)
+{
+	if (time > o->last_time)
+		o->last_time = time;
+}
+
+static void credit(struct offcpu *o, struct pending *w, uint64_t until)
+{
+	uint64_t ns = until > w->since ? until - w->since : 0;
+
+	if (ns < o->min_ns) {
+		o->short_waits++;
+		return;
+	}
+	/* microseconds, exact to the nanosecond until the writer rounds */
+	fold_table_add(w->table, w->key, w->len,
+		       (fk_count)ns * (FK_COUNT_ONE / 1000));
+	(*w->counter)++;
+	o->counted++;
+}
+
+void offcpu_switch_in(struct offcpu *o, int tid, uint64_t time)
+{
+	struct pending *w = g_hash_table_lookup(o->pending, GINT_TO_POINTER(tid));
+
+	if (!w)
+		return;
+	credit(o, w, time);
+	g_hash_table_remove(o->pending, GINT_TO_POINTER(tid));
+}
+
+void offcpu_switch_unseen(struct offcpu *o, int tid, int cpu, uint64_t time)
+{
+	struct pending *w = g_hash_table_lookup(o->pending, GINT_TO_POINTER(tid));
+	uint64_t *last = g_hash_table_lookup(o->cpu_time, GINT_TO_POINTER(cpu));
+
+	if (w && last && *last >= w->since) {
+		o->unseen++;
+		credit(o, w, *last);
+	}
+	if (w)
+		g_hash_table_remove(o->pending, GINT_TO_POINTER(tid));
+	if (!last) {
+		last = g_new(uint64_t, 1);
+		g_hash_table_insert(o->cpu_time, GINT_TO_POINTER(cpu), last);
+	}
+	*last = time;
+}
+
+void offcpu_switch_out(struct offcpu *o, int tid, uint64_t time,
+		       struct fold_table *t, const char *key, size_t len,
+		       uint64_t *counter)
+{
+	struct pending *w = g_new0(struct pending, 1);
+
+	w->since = time;
+	w->table = t;
+	w->key = g_strndup(key, len);
+	w->len = len;
+	w->counter = counter;
+	g_hash_table_replace(o->pending, GINT_TO_POINTER(tid), w);
+}
+
+void offcpu_forget(struct offcpu *o, int tid)
+{
+	g_hash_table_remove(o->pending, GINT_TO_POINTER(tid));
+}
+
+uint64_t offcpu_finish(struct offcpu *o, uint64_t *ns)
+{
+	GHashTableIter it;
+	gpointer v;
+	uint64_t n = 0;
+
+	*ns = 0;
+	g_hash_table_iter_init(&it, o->pending);
+	while (g_hash_table_iter_next(&it, NULL, &v)) {
+		struct pending *w = v;
+		n++;
+		*ns += o->last_time > w->since ? o->last_time - w->since : 0;
+		credit(o, w, o->last_time);
+	}
+	g_hash_table_remove_all(o->pending);
+	return n;
+}
+
+void offcpu_stats(const struct offcpu *o, uint64_t *counted, uint64_t *short_waits,
+		  uint64_t *unseen)
+{
+	*counted = o->counted;
+	*short_waits = o->short_waits;
+	*unseen = o->unseen;
+}

@@ -1,0 +1,115 @@
+/*
+ * offcpu.h - off-CPU time from sched:sched_switch samples: each stack a
+ * thread was switched out with is weighted by the time until that thread
+ * was next switched in.
+ *
+ *	struct offcpu *o = offcpu_new(OFFCPU_S | OFFCPU_D, 0, NULL, &err);
+ *	...per sched:sched_switch sample, in time order:
+ *	struct sched_switch sw;
+ *	if (!offcpu_decode(o, raw, raw_size, &sw)) ...count a skip...
+ *	offcpu_switch_in(o, sw.next_pid, time);        // credits its wait
+ *	offcpu_switch_unseen(o, sw.prev_pid, cpu, time);
+ *	if (offcpu_wanted(o, &sw))
+ *		offcpu_switch_out(o, sw.prev_pid, time, table, key, len, &pr->samples);
+ *	...at the end:
+ *	offcpu_finish(o, &tail_threads, &tail_ns);
+ *	offcpu_free(o);
+ *
+ * The tracepoint's fields are found by name in its format, parsed with
+ * libtraceevent (from format_path, else tracefs, mounting it if need be),
+ * so no field offset is assumed.  Weights are added to the table in
+ * microseconds with nanosecond fractions; the writer rounds each stack.
+ *
+ * prev_state is the kernel's report: 0 running (preempted, "R" or "R+"),
+ * bit 0 "S" (sleeping), bit 1 "D" (uninterruptible), higher bits stopped,
+ * traced, dead, parked, idle.  A dead task ("X", "Z") never comes back
+ * and is never waited for.
+ */
+#ifndef FOLDKIT_PLUGIN_OFFCPU_H
+#define FOLDKIT_PLUGIN_OFFCPU_H
+
+#include "foldtable.h"
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+enum {
+	OFFCPU_R = 1 << 0,	/* preempted while runnable */
+	OFFCPU_S = 1 << 1,	/* interruptible sleep */
+	OFFCPU_D = 1 << 2,	/* uninterruptible sleep */
+	OFFCPU_OTHER = 1 << 3,	/* stopped, traced, parked, idle */
+	OFFCPU_ALL = OFFCPU_R | OFFCPU_S | OFFCPU_D | OFFCPU_OTHER,
+};
+
+struct sched_switch {
+	int prev_pid, next_pid;
+	uint64_t prev_state;
+};
+
+struct offcpu;
+
+/*
+ * states is a set of OFFCPU_* bits; min_ns drops shorter waits.
+ * format_path: a sched_switch format file, or NULL for the running
+ * kernel's.  NULL with *err set if the format cannot be read or lacks a
+ * field.
+ */
+struct offcpu *offcpu_new(unsigned states, uint64_t min_ns,
+			  const char *format_path, GError **err);
+void offcpu_free(struct offcpu *o);
+
+/* Parses "S", "D", "R", "all" and comma- or '|'-separated lists. */
+bool offcpu_parse_states(const char *s, unsigned *states);
+
+/* Reads the fields from a raw tracepoint record; false if it is short. */
+bool offcpu_decode(const struct offcpu *o, const void *raw, uint32_t size,
+		   struct sched_switch *sw);
+
+/* Whether prev's state is one being counted. */
+bool offcpu_wanted(const struct offcpu *o, const struct sched_switch *sw);
+
+/* Notes the latest time seen (for threads still waiting at the end). */
+void offcpu_tick(struct offcpu *o, uint64_t time);
+
+/*
+ * tid runs again at time: its wait, if one was pending and at least
+ * min_ns long, is added to the stack it left with.
+ */
+void offcpu_switch_in(struct offcpu *o, int tid, uint64_t time);
+
+/*
+ * tid leaves cpu at time: if it still has a wait pending, its switch-in
+ * was not recorded (it happens, mostly for switches from the idle task);
+ * like perf sched timehist, take the CPU's previous sched_switch as the
+ * moment it came back, and credit the wait up to then.  Call it for every
+ * sched_switch, before offcpu_switch_out() or offcpu_forget().
+ */
+void offcpu_switch_unseen(struct offcpu *o, int tid, int cpu, uint64_t time);
+
+/*
+ * tid leaves the CPU at time with stack key[0..len) of table t; *counter
+ * is incremented when the wait is counted (for the per-process index).
+ * Any earlier pending wait of tid is forgotten (it ran in between).
+ */
+void offcpu_switch_out(struct offcpu *o, int tid, uint64_t time,
+		       struct fold_table *t, const char *key, size_t len,
+		       uint64_t *counter);
+
+/* tid left the CPU in a state not counted: forget any pending wait. */
+void offcpu_forget(struct offcpu *o, int tid);
+
+/*
+ * Counts the threads still off-CPU up to the last time seen; returns how
+ * many there were and *ns their total.
+ */
+uint64_t offcpu_finish(struct offcpu *o, uint64_t *ns);
+
+/*
+ * Waits counted, waits shorter than min_ns left out, and waits whose end
+ * was taken from the CPU's previous switch.
+ */
+void offcpu_stats(const struct offcpu *o, uint64_t *counted, uint64_t *short_waits,
+		  uint64_t *unseen);
+
+#endif

@@ -1,0 +1,105 @@
+#!/bin/bash
+# plugin.sh - the perf dlfilter gives, byte for byte, what
+# `perf script | fp-collapse` gives with the same options, on perf.data
+# recorded here and now from the bundled workload (test/workloads/fkwork.c):
+# per process with frame pointers, and system-wide with kernel stacks.  Also:
+# DWARF recordings are refused, split= writes one profile per process,
+# bad options fail.
+set -u
+. "$(dirname "$0")/plugin-lib.sh"
+
+perf record -q -g -F 999 -o "$T/proc.data" -- "$W" 600 >/dev/null 2>"$T/rec.err" ||
+	unavailable "perf record -g failed: $(head -3 "$T/rec.err")"
+perf record -q -a -g -F 499 -o "$T/sys.data" -- "$W" 400 >/dev/null 2>"$T/rec.err" ||
+	unavailable "perf record -a -g failed: $(head -3 "$T/rec.err")"
+perf record -q -e cpu-clock -e task-clock -g -F 499 -o "$T/two.data" -- "$W" 300 \
+	>/dev/null 2>"$T/rec.err" || fail "perf record of two events: $(head -3 "$T/rec.err")"
+
+compare() { # DATA OPTION (empty for none)
+	local data=$1 opt=$2 fields=()
+	# perf script prints the PID only when asked; fp-collapse needs it
+	case $opt in pid|tid) fields=(-F +pid) ;; esac
+	perf script -i "$data" "${fields[@]}" 2>/dev/null |
+		"$BIN/fp-collapse" ${opt:+--$opt} >"$T/want" 2>/dev/null
+	if ! plugin "$data" $opt >"$T/got" 2>"$T/err"; then
+		fail "$(basename "$data") ${opt:-default}: plugin failed: $(head -3 "$T/err")"
+		return
+	fi
+	if [ ! -s "$T/want" ]; then
+		fail "$(basename "$data") ${opt:-default}: the text pipeline printed nothing"
+	elif ! cmp -s "$T/want" "$T/got"; then
+		fail "$(basename "$data") ${opt:-default}: plugin differs from perf script | fp-collapse"
+		diff -u "$T/want" "$T/got" | head -20 >&2
+	else
+		echo "ok $(basename "$data") ${opt:-default}: $(wc -l <"$T/got") stacks"
+	fi
+}
+
+for data in "$T/proc.data" "$T/sys.data"; do
+	for opt in "" pid tid kernel jit all addrs; do
+		compare "$data" "$opt"
+	done
+done
+# the workload's own functions must be there, named as fp-collapse names them
+plugin "$T/proc.data" >"$T/got"
+grep -q '^spin-[0-9];.*spinner;spin_outer;\(spin_mid;\)\?spin_leaf ' "$T/got" || fail "no spinner;spin_outer;...;spin_leaf stack"
+grep -q '^fkwork-child;.*child_work' "$T/got" || fail "no fkwork-child;...;child_work stack"
+plugin "$T/sys.data" kernel >"$T/got"
+grep -q '_\[k\]' "$T/got" || fail "system-wide recording without kernel frames"
+
+# event=NAME chooses as fp-collapse --event-filter does
+if [ -s "$T/two.data" ]; then
+	for ev in cpu-clock task-clock; do
+		perf script -i "$T/two.data" 2>/dev/null | "$BIN/fp-collapse" --event-filter "$ev" >"$T/want" 2>/dev/null
+		plugin "$T/two.data" "event=$ev" >"$T/got" 2>/dev/null
+		if [ -s "$T/want" ] && cmp -s "$T/want" "$T/got"; then echo "ok event=$ev"
+		else fail "event=$ev differs from fp-collapse --event-filter $ev"; fi
+	done
+fi
+
+# split: one file per process, together the same stacks as `pid`
+plugin "$T/proc.data" pid >"$T/pid.folded"
+if plugin "$T/proc.data" pid "split=$T/split" >"$T/out" 2>"$T/err"; then
+	[ -s "$T/out" ] && fail "split= printed stacks on standard output"
+	ls "$T/split"/.* 2>/dev/null | grep -q 'XXXX\|\.tmp' && fail "split= left temporary files"
+	n=$(ls "$T/split"/*.folded | wc -l)
+	[ "$n" -eq 2 ] || fail "split=: $n profiles, expected 2 (fkwork, fkwork-child)"
+	cat "$T/split"/*.folded | sort >"$T/merged"
+	cmp -s "$T/merged" "$T/pid.folded" || fail "split= files differ from the pid output"
+	head -1 "$T/split/index.tsv" | grep -qx "$(printf 'file\tcomm\tpid\tsamples\tshare')" ||
+		fail "index.tsv header"
+	# every row names an existing file, with the comm and pid of its name
+	tail -n +2 "$T/split/index.tsv" | while IFS=$'\t' read -r f c p s sh; do
+		[ -f "$T/split/$f" ] || fail "index.tsv names missing $f"
+		[ "$f" = "$c-$p.folded" ] || fail "index.tsv: $f is not $c-$p.folded"
+		[ "$s" -gt 0 ] || fail "index.tsv: $f has no samples"
+	done
+	grep -q "^fkwork-child-[0-9]*\.folded	fkwork-child	" "$T/split/index.tsv" ||
+		fail "the child is not named after its new name fkwork-child"
+	awk -F'\t' 'NR > 1 { s += $5 } END { exit !(s > 0.999 && s < 1.001) }' "$T/split/index.tsv" ||
+		fail "index.tsv shares do not add up to 1"
+	echo "ok split: $n profiles"
+else
+	fail "split= failed: $(head -3 "$T/err")"
+fi
+
+# DWARF call graphs: a clear refusal, no profile
+if perf record -q --call-graph dwarf -F 99 -o "$T/dwarf.data" -- "$W" 200 >/dev/null 2>&1; then
+	if plugin "$T/dwarf.data" >"$T/out" 2>"$T/err"; then
+		fail "a DWARF recording was folded (exit 0)"
+	fi
+	[ -s "$T/out" ] && fail "a DWARF recording printed a profile"
+	grep -q 'dwarf.*perf script | fp-collapse' "$T/err" || fail "DWARF refusal lacks the advice: $(head -2 "$T/err")"
+	echo "ok dwarf refused"
+else
+	fail "perf record --call-graph dwarf failed"
+fi
+
+# options: help lists them; an unknown one fails
+plugin "$T/proc.data" help >"$T/out" 2>&1 && fail "help should stop perf script"
+grep -q 'split=DIR' "$T/out" || fail "help does not list split=DIR"
+plugin "$T/proc.data" bogus >"$T/out" 2>"$T/err" && fail "an unknown option was accepted"
+grep -q "unknown or incomplete option 'bogus'" "$T/err" || fail "no message for an unknown option"
+plugin "$T/proc.data" min=5 >"$T/out" 2>"$T/err" && fail "min= without offcpu was accepted"
+
+exit $FAILED
