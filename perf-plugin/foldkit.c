@@ -49,7 +49,7 @@ struct state {
 
 static const char help[] =
 	"foldkit.so: fold perf.data stacks inside perf script\n"
-	"usage: perf script --dlfilter foldkit.so [--dlarg OPTION]... > out.folded\n"
+	"usage: perf script --dlfilter foldkit.so [--dlarg OPTION ...]\n"
 	"options (each with its own --dlarg):\n"
 	"  pid           include the PID with process names (comm-PID)\n"
 	"  tid           include the PID and TID (comm-PID/TID)\n"
@@ -482,6 +482,9 @@ int stop(void *data, void *ctx)
 			warn("%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " waits ended by a "
 			     "switch-in perf did not record: ended at the CPU's previous switch, "
 			     "as perf sched timehist does", unseen, counted);
+		if (unseen * 10 > counted)
+			warn("so many missing switch-ins: was the recording system-wide "
+			     "(perf record -e " SCHED_SWITCH " -a -g)?");
 		if (short_waits)
 			warn("%" G_GUINT64_FORMAT " waits under min=%" G_GUINT64_FORMAT
 			     " us left out", short_waits, st->o.min_us);

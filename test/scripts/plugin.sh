@@ -12,6 +12,8 @@ perf record -q -g -F 999 -o "$T/proc.data" -- "$W" 600 >/dev/null 2>"$T/rec.err"
 	unavailable "perf record -g failed: $(head -3 "$T/rec.err")"
 perf record -q -a -g -F 499 -o "$T/sys.data" -- "$W" 400 >/dev/null 2>"$T/rec.err" ||
 	unavailable "perf record -a -g failed: $(head -3 "$T/rec.err")"
+perf record -q -F 999 -o "$T/nog.data" -- "$W" 300 >/dev/null 2>"$T/rec.err" ||
+	fail "perf record without -g: $(head -3 "$T/rec.err")"
 perf record -q -e cpu-clock -e task-clock -g -F 499 -o "$T/two.data" -- "$W" 300 \
 	>/dev/null 2>"$T/rec.err" || fail "perf record of two events: $(head -3 "$T/rec.err")"
 
@@ -39,6 +41,10 @@ for data in "$T/proc.data" "$T/sys.data"; do
 	for opt in "" pid tid kernel jit all addrs; do
 		compare "$data" "$opt"
 	done
+done
+# without call graphs: the sample's own frame
+for opt in "" tid addrs; do
+	compare "$T/nog.data" "$opt"
 done
 # the workload's own functions must be there, named as fp-collapse names them
 plugin "$T/proc.data" >"$T/got"
@@ -94,6 +100,14 @@ if perf record -q --call-graph dwarf -F 99 -o "$T/dwarf.data" -- "$W" 200 >/dev/
 else
 	fail "perf record --call-graph dwarf failed"
 fi
+
+# installed in perf's dlfilters directory, found by name and listed
+mkdir -p "$T/exec/dlfilters" && cp "$PLUGIN" "$T/exec/dlfilters/"
+perf --exec-path="$T/exec" script --list-dlfilters 2>/dev/null >"$T/out"
+grep -q '^  foldkit.so  *fold stacks' "$T/out" || fail "perf script --list-dlfilters does not describe foldkit.so"
+(cd "$T" && perf --exec-path="$T/exec" script -i "$T/proc.data" --dlfilter foldkit.so >"$T/got" 2>/dev/null)
+plugin "$T/proc.data" >"$T/want"
+[ -s "$T/got" ] && cmp -s "$T/got" "$T/want" || fail "--dlfilter foldkit.so by name did not work"
 
 # options: help lists them; an unknown one fails
 plugin "$T/proc.data" help >"$T/out" 2>&1 && fail "help should stop perf script"
