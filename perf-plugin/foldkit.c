@@ -7,6 +7,7 @@
  */
 #include "collapse.h"
 #include "frames.h"
+#include "options.h"
 #include "offcpu.h"
 #include "profiles.h"
 
@@ -24,14 +25,6 @@
 /* perf fills this in when it loads the plugin */
 struct perf_dlfilter_fns perf_dlfilter_fns;
 
-struct opts {
-	bool pid, tid, kernel, jit, all, addrs, offcpu;
-	const char *event, *split, *output, *format;
-	unsigned states;
-	uint64_t min_us;
-	unsigned max_stack;
-};
-
 struct state {
 	struct opts o;
 	struct collapse_opts co;
@@ -46,29 +39,6 @@ struct state {
 	bool failed;
 	char pidbuf[16], tidbuf[16];
 };
-
-static const char help[] =
-	"foldkit.so: fold perf.data stacks inside perf script\n"
-	"usage: perf script --dlfilter foldkit.so [--dlarg OPTION ...]\n"
-	"options (each with its own --dlarg):\n"
-	"  pid           include the PID with process names (comm-PID)\n"
-	"  tid           include the PID and TID (comm-PID/TID)\n"
-	"  kernel        annotate kernel functions with _[k]\n"
-	"  jit           annotate JIT functions with _[j]\n"
-	"  all           all annotations (kernel, jit)\n"
-	"  addrs         include raw addresses where symbols are unknown\n"
-	"  event=NAME    fold only samples of event NAME (default: the first seen)\n"
-	"  split=DIR     one profile per process: DIR/<comm>-<pid>.folded + DIR/index.tsv\n"
-	"  output=FILE   write the folded stacks to FILE instead of standard output\n"
-	"  offcpu        sched:sched_switch recordings: weight stacks by off-CPU time (us)\n"
-	"  state=LIST    with offcpu, the states counted: S, D, R, all (default S,D)\n"
-	"  min=USEC      with offcpu, ignore waits shorter than USEC microseconds\n"
-	"  format=FILE   with offcpu, the sched_switch format file to decode with\n"
-	"  max-stack=N   frames per stack, as perf script --max-stack (default: the\n"
-	"                kernel.perf_event_max_stack sysctl, or 127)\n"
-	"  help          print this help and stop\n"
-	"Frame-pointer call graphs only: for --call-graph dwarf use\n"
-	"  perf script | fp-collapse\n";
 
 static void warn(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 static void warn(const char *fmt, ...)
@@ -85,106 +55,8 @@ static void warn(const char *fmt, ...)
 
 const char *filter_description(const char **long_description)
 {
-	*long_description = help;
+	*long_description = plugin_help;
 	return "fold stacks (per process, on- or off-CPU) like perf script | fp-collapse";
-}
-
-static bool parse_uint(const char *s, uint64_t max, uint64_t *v)
-{
-	char *end;
-
-	if (!*s || !g_ascii_isdigit(*s))
-		return false;
-	errno = 0;
-	*v = g_ascii_strtoull(s, &end, 10);
-	return !errno && !*end && *v <= max;
-}
-
-static unsigned sysctl_max_stack(void)
-{
-	char *s = NULL;
-	uint64_t v = 127;
-
-	if (g_file_get_contents("/proc/sys/kernel/perf_event_max_stack", &s, NULL, NULL)) {
-		g_strchomp(s);
-		if (!parse_uint(s, 1 << 20, &v) || v == 0)
-			v = 127;
-	}
-	g_free(s);
-	return (unsigned)v;
-}
-
-/* Returns 0, 1 for help, or -1 after a message. */
-static int parse_args(struct opts *o, int argc, char **argv)
-{
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i], *eq, *val;
-		size_t n;
-		uint64_t v;
-
-		while (*a == '-')
-			a++;
-		eq = strchr(a, '=');
-		n = eq ? (size_t)(eq - a) : strlen(a);
-		val = eq ? eq + 1 : NULL;
-#define IS(name) (n == strlen(name) && strncmp(a, name, n) == 0)
-#define FLAG(name, field) if (IS(name) && !val) { o->field = true; continue; }
-#define STR(name, field) if (IS(name) && val && *val) { o->field = val; continue; }
-		FLAG("pid", pid);
-		FLAG("tid", tid);
-		FLAG("kernel", kernel);
-		FLAG("jit", jit);
-		FLAG("all", all);
-		FLAG("addrs", addrs);
-		FLAG("offcpu", offcpu);
-		STR("event", event);
-		STR("split", split);
-		STR("output", output);
-		STR("format", format);
-		if (IS("help") && !val)
-			return 1;
-		if (IS("state") && val) {
-			if (!offcpu_parse_states(val, &o->states)) {
-				warn("bad state list '%s': use S, D, R or all, e.g. state=S,D", val);
-				return -1;
-			}
-			continue;
-		}
-		if (IS("min") && val) {
-			if (!parse_uint(val, UINT64_MAX / 1000, &v)) {
-				warn("bad min '%s': a whole number of microseconds", val);
-				return -1;
-			}
-			o->min_us = v;
-			continue;
-		}
-		if (IS("max-stack") && val) {
-			if (!parse_uint(val, 1 << 20, &v) || v == 0) {
-				warn("bad max-stack '%s': a positive number", val);
-				return -1;
-			}
-			o->max_stack = (unsigned)v;
-			continue;
-		}
-#undef IS
-#undef FLAG
-#undef STR
-		warn("unknown or incomplete option '%s' (--dlarg help lists them)", argv[i]);
-		return -1;
-	}
-	if (!o->offcpu && (o->min_us || o->format || o->states != (OFFCPU_S | OFFCPU_D))) {
-		warn("state=, min= and format= need offcpu");
-		return -1;
-	}
-	if (o->offcpu && o->event && strcmp(o->event, SCHED_SWITCH) != 0) {
-		warn("offcpu folds only " SCHED_SWITCH " samples, not '%s'", o->event);
-		return -1;
-	}
-	if (o->split && o->output) {
-		warn("split= and output= cannot be combined");
-		return -1;
-	}
-	return 0;
 }
 
 static void free_state(struct state *st)
@@ -208,22 +80,23 @@ int start(void **data, void *ctx)
 	int argc = 0, rc;
 	GError *err = NULL;
 
-	st->o = (struct opts){ .states = OFFCPU_S | OFFCPU_D };
+	plugin_opts_init(&st->o);
 	st->key = g_string_sized_new(1024);
 	st->dropped = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	st->attrs_ok = g_hash_table_new(g_direct_hash, g_direct_equal);
 	*data = st;
 	argv = perf_dlfilter_fns.args ? perf_dlfilter_fns.args(ctx, &argc) : NULL;
-	rc = parse_args(&st->o, argv ? argc : 0, argv);
+	rc = plugin_parse_args(&st->o, argv ? argc : 0, argv, &err);
 	if (rc != 0) {
 		if (rc > 0)
-			fputs(help, stdout);
+			fputs(plugin_help, stdout);
+		else
+			warn("%s", err->message);
+		g_clear_error(&err);
 		fflush(stdout);
 		st->failed = true;
 		return -1;
 	}
-	if (!st->o.max_stack)
-		st->o.max_stack = sysctl_max_stack();
 	st->co = (struct collapse_opts){
 		.include_pid = st->o.pid,
 		.include_tid = st->o.tid,
@@ -305,9 +178,11 @@ static void fill_sample(struct state *st, struct perf_sample *s,
 	s->tid.len = (size_t)n;
 	s->event.s = ds->event;
 	s->event.len = strlen(ds->event);
-	/* perf script prints the period for every kind of event but tracepoints */
-	s->has_period = attr && attr->type != PERF_TYPE_TRACEPOINT &&
-			(attr->sample_type & PERF_SAMPLE_PERIOD);
+	/*
+	 * perf script prints the period for every kind of event but
+	 * tracepoints, the recording's fixed one (-c) when samples carry none
+	 */
+	s->has_period = !attr || attr->type != PERF_TYPE_TRACEPOINT;
 	s->period = s->has_period ? ds->period : 1;
 	if (attr && !(attr->sample_type & PERF_SAMPLE_CALLCHAIN))
 		s->nframes = frame_cache_ip(st->frames, ds, ctx, &f);

@@ -254,7 +254,13 @@ int profiles_write_split(struct profiles *p, const char *dir, bool round_us,
 				r->pr->samples, total ? fk_count_to_double(r->weight) /
 				fk_count_to_double(total) : 0.0);
 		}
-		rc = close_temp(f, tmp, dir, "index.tsv", ferror(f) ? -1 : 0, err);
+		rc = 0;
+		if (fflush(f) != 0 || ferror(f)) {
+			fk_error_at(err, FK_ERROR_IO, "index.tsv", 0, "write error: %s",
+				    g_strerror(errno ? errno : EIO));
+			rc = -1;
+		}
+		rc = close_temp(f, tmp, dir, "index.tsv", rc, err);
 	} else if (rc == 0) {
 		rc = -1;
 	}

@@ -14,7 +14,8 @@ perf record -q -a -g -F 499 -o "$T/sys.data" -- "$W" 400 >/dev/null 2>"$T/rec.er
 	unavailable "perf record -a -g failed: $(head -3 "$T/rec.err")"
 perf record -q -F 999 -o "$T/nog.data" -- "$W" 300 >/dev/null 2>"$T/rec.err" ||
 	fail "perf record without -g: $(head -3 "$T/rec.err")"
-perf record -q -e cpu-clock -e task-clock -g -F 499 -o "$T/two.data" -- "$W" 300 \
+# (a fixed period, -c: the samples carry none, perf script prints it)
+perf record -q -e cpu-clock -e task-clock -g -c 1000000 -o "$T/two.data" -- "$W" 300 \
 	>/dev/null 2>"$T/rec.err" || fail "perf record of two events: $(head -3 "$T/rec.err")"
 
 compare() { # DATA OPTION (empty for none)

@@ -1,0 +1,150 @@
+#include "options.h"
+
+#include "error.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+
+#define SCHED_SWITCH "sched:sched_switch"
+
+const char plugin_help[] =
+	"foldkit.so: fold perf.data stacks inside perf script\n"
+	"usage: perf script --dlfilter foldkit.so [--dlarg OPTION ...]\n"
+	"options (each with its own --dlarg):\n"
+	"  pid           include the PID with process names (comm-PID)\n"
+	"  tid           include the PID and TID (comm-PID/TID)\n"
+	"  kernel        annotate kernel functions with _[k]\n"
+	"  jit           annotate JIT functions with _[j]\n"
+	"  all           all annotations (kernel, jit)\n"
+	"  addrs         include raw addresses where symbols are unknown\n"
+	"  event=NAME    fold only samples of event NAME (default: the first seen)\n"
+	"  split=DIR     one profile per process: DIR/<comm>-<pid>.folded + DIR/index.tsv\n"
+	"  output=FILE   write the folded stacks to FILE instead of standard output\n"
+	"  offcpu        sched:sched_switch recordings: weight stacks by off-CPU time (us)\n"
+	"  state=LIST    with offcpu, the states counted: S, D, R, all (default S,D)\n"
+	"  min=USEC      with offcpu, ignore waits shorter than USEC microseconds\n"
+	"  format=FILE   with offcpu, the sched_switch format file to decode with\n"
+	"  max-stack=N   frames per stack, as perf script --max-stack (default: the\n"
+	"                kernel.perf_event_max_stack sysctl, or 127)\n"
+	"  help          print this help and stop\n"
+	"Frame-pointer call graphs only: for --call-graph dwarf use\n"
+	"  perf script | fp-collapse\n";
+
+void plugin_opts_init(struct opts *o)
+{
+	*o = (struct opts){ .states = OFFCPU_S | OFFCPU_D };
+}
+
+static void usage(GError **err, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+static void usage(GError **err, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	va_start(ap, fmt);
+	msg = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	g_set_error_literal(err, FK_ERROR, FK_ERROR_USAGE, msg);
+	g_free(msg);
+}
+
+static bool parse_uint(const char *s, uint64_t max, uint64_t *v)
+{
+	char *end;
+
+	if (!*s || !g_ascii_isdigit(*s))
+		return false;
+	errno = 0;
+	*v = g_ascii_strtoull(s, &end, 10);
+	return !errno && !*end && *v <= max;
+}
+
+static unsigned sysctl_max_stack(void)
+{
+	char *s = NULL;
+	uint64_t v = 127;
+
+	if (g_file_get_contents("/proc/sys/kernel/perf_event_max_stack", &s, NULL, NULL)) {
+		g_strchomp(s);
+		if (!parse_uint(s, 1 << 20, &v) || v == 0)
+			v = 127;
+	}
+	g_free(s);
+	return (unsigned)v;
+}
+
+int plugin_parse_args(struct opts *o, int argc, char **argv, GError **err)
+{
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i], *eq, *val;
+		size_t n;
+		uint64_t v;
+
+		while (*a == '-')
+			a++;
+		eq = strchr(a, '=');
+		n = eq ? (size_t)(eq - a) : strlen(a);
+		val = eq ? eq + 1 : NULL;
+#define IS(name) (n == strlen(name) && strncmp(a, name, n) == 0)
+#define FLAG(name, field) if (IS(name) && !val) { o->field = true; continue; }
+#define STR(name, field) if (IS(name) && val && *val) { o->field = val; continue; }
+		FLAG("pid", pid);
+		FLAG("tid", tid);
+		FLAG("kernel", kernel);
+		FLAG("jit", jit);
+		FLAG("all", all);
+		FLAG("addrs", addrs);
+		FLAG("offcpu", offcpu);
+		STR("event", event);
+		STR("split", split);
+		STR("output", output);
+		STR("format", format);
+		if (IS("help") && !val)
+			return 1;
+		if (IS("state") && val) {
+			if (!offcpu_parse_states(val, &o->states)) {
+				usage(err, "bad state list '%s': use S, D, R or all, e.g. state=S,D", val);
+				return -1;
+			}
+			continue;
+		}
+		if (IS("min") && val) {
+			if (!parse_uint(val, UINT64_MAX / 1000, &v)) {
+				usage(err, "bad min '%s': a whole number of microseconds", val);
+				return -1;
+			}
+			o->min_us = v;
+			continue;
+		}
+		if (IS("max-stack") && val) {
+			if (!parse_uint(val, 1 << 20, &v) || v == 0) {
+				usage(err, "bad max-stack '%s': a positive number", val);
+				return -1;
+			}
+			o->max_stack = (unsigned)v;
+			continue;
+		}
+#undef IS
+#undef FLAG
+#undef STR
+		usage(err, "unknown or incomplete option '%s' (--dlarg help lists them)", argv[i]);
+		return -1;
+	}
+	if (!o->offcpu && (o->min_us || o->format || o->states != (OFFCPU_S | OFFCPU_D))) {
+		usage(err, "state=, min= and format= need offcpu");
+		return -1;
+	}
+	if (o->offcpu && o->event && strcmp(o->event, SCHED_SWITCH) != 0) {
+		usage(err, "offcpu folds only " SCHED_SWITCH " samples, not '%s'", o->event);
+		return -1;
+	}
+	if (o->split && o->output) {
+		usage(err, "split= and output= cannot be combined");
+		return -1;
+	}
+	if (!o->max_stack)
+		o->max_stack = sysctl_max_stack();
+	return 0;
+}
+

@@ -1,0 +1,45 @@
+/*
+ * options.h - the plugin's --dlarg options.
+ *
+ *	struct opts o;
+ *	plugin_opts_init(&o);
+ *	switch (plugin_parse_args(&o, argc, argv, &err)) {
+ *	case 1:  fputs(plugin_help, stdout); ...stop...
+ *	case -1: ...report err->message, stop...
+ *	}
+ *
+ * Each option is one --dlarg: a word ("pid") or word=value ("split=out");
+ * leading dashes are ignored ("--pid" works too).  The strings in *o point
+ * into argv, which perf keeps for the whole run.
+ */
+#ifndef FOLDKIT_PLUGIN_OPTIONS_H
+#define FOLDKIT_PLUGIN_OPTIONS_H
+
+#include "offcpu.h"
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct opts {
+	bool pid, tid, kernel, jit, all, addrs, offcpu;
+	const char *event, *split, *output, *format;
+	unsigned states;
+	uint64_t min_us;
+	unsigned max_stack;
+};
+
+/* The help text ("--dlarg help", perf script --list-dlfilters -v). */
+extern const char plugin_help[];
+
+/* The defaults: states S and D, everything else off. */
+void plugin_opts_init(struct opts *o);
+
+/*
+ * Parses the --dlarg values; returns 0, 1 when help was asked for, or -1
+ * with *err set (FK_ERROR_USAGE, the message names the option).
+ * max_stack is filled from kernel.perf_event_max_stack when not given.
+ */
+int plugin_parse_args(struct opts *o, int argc, char **argv, GError **err);
+
+#endif
