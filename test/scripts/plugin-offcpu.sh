@@ -100,9 +100,13 @@ if awk -v l="$long" -v s="$short" -v l5="$long5" -v s5="$short5" \
 else fail "min=5000: wait_long $long5 of $long us, wait_short $short5 of $short us"; fi
 # state=R: preemptions only, never the sleeps
 plugin "$T/sw.data" offcpu state=R >"$T/r.folded" 2>/dev/null || fail "offcpu state=R failed"
-# (a thread may be preempted inside wait_short, but never sleeps there)
-grep -q ';do_nanosleep;schedule;' "$T/r.folded" && fail "state=R counted sleeps"
-grep -q ';do_nanosleep;schedule;' "$T/sd.folded" || fail "state=S,D lacks the sleeps"
+# (a sleep woken before it began leaves the CPU runnable, in state R:
+# those are rare and short)
+r=$(awk '/;do_nanosleep;schedule;/ { s += $NF } END { print s + 0 }' "$T/r.folded")
+sd=$(awk '/;do_nanosleep;schedule;/ { s += $NF } END { print s + 0 }' "$T/sd.folded")
+if awk -v r="$r" -v s="$sd" 'BEGIN { exit !(s > 0 && r < s / 20) }'; then
+	echo "ok state=R: $r us in nanosleep, against $sd us with S,D"
+else fail "state=R: $r us in nanosleep, against $sd us with S,D"; fi
 
 # split: per process, together the same stacks as with pid
 plugin "$T/sw.data" offcpu pid >"$T/sd.folded" 2>/dev/null
