@@ -90,6 +90,16 @@ else
 	fail "split= failed: $(head -3 "$T/err")"
 fi
 
+# output=FILE: the same stacks, written through a temporary file
+if plugin "$T/proc.data" "output=$T/out.folded" >"$T/out" 2>"$T/err"; then
+	plugin "$T/proc.data" >"$T/want"
+	[ -s "$T/out" ] && fail "output= also printed on standard output"
+	cmp -s "$T/out.folded" "$T/want" || fail "output= differs from standard output"
+	ls "$T" | grep -q 'out.folded.tmp' && fail "output= left its temporary file"
+else
+	fail "output= failed: $(head -3 "$T/err")"
+fi
+
 # DWARF call graphs: a clear refusal, no profile
 if perf record -q --call-graph dwarf -F 99 -o "$T/dwarf.data" -- "$W" 200 >/dev/null 2>&1; then
 	if plugin "$T/dwarf.data" >"$T/out" 2>"$T/err"; then
@@ -116,5 +126,8 @@ grep -q 'split=DIR' "$T/out" || fail "help does not list split=DIR"
 plugin "$T/proc.data" bogus >"$T/out" 2>"$T/err" && fail "an unknown option was accepted"
 grep -q "unknown or incomplete option 'bogus'" "$T/err" || fail "no message for an unknown option"
 plugin "$T/proc.data" min=5 >"$T/out" 2>"$T/err" && fail "min= without offcpu was accepted"
+plugin "$T/proc.data" offcpu state=Q >"$T/out" 2>"$T/err" && fail "state=Q was accepted"
+grep -q "bad state list 'Q'" "$T/err" || fail "no message for state=Q"
+plugin "$T/proc.data" split=x output=y >"$T/out" 2>"$T/err" && fail "split= with output= was accepted"
 
 exit $FAILED
