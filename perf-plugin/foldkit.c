@@ -97,6 +97,8 @@ int start(void **data, void *ctx)
 		st->failed = true;
 		return -1;
 	}
+	if (st->o.offcpu)
+		st->kept = g_strdup(SCHED_SWITCH);
 	st->co = (struct collapse_opts){
 		.include_pid = st->o.pid,
 		.include_tid = st->o.tid,
@@ -140,6 +142,12 @@ static bool check_attr(struct state *st, const struct perf_event_attr *attr,
 		warn("'%s' was recorded with --call-graph lbr: perf rebuilds those stacks "
 		     "itself while printing, so they cannot be folded here; "
 		     "use: perf script | fp-collapse", event);
+		return false;
+	}
+	if (st->o.offcpu && (attr->sample_type & (PERF_SAMPLE_TIME | PERF_SAMPLE_RAW)) !=
+			    (PERF_SAMPLE_TIME | PERF_SAMPLE_RAW)) {
+		warn("'%s' was recorded without time stamps or tracepoint data: "
+		     "off-CPU time cannot be measured", event);
 		return false;
 	}
 	g_hash_table_add(st->attrs_ok, (gpointer)attr);
@@ -234,11 +242,8 @@ int filter_event(void *data, const struct perf_dlfilter_sample *ds, void *ctx)
 	if (st->failed)
 		return -1;
 	attr = perf_dlfilter_fns.attr(ctx);
-	if (st->o.offcpu ? strcmp(ds->event, SCHED_SWITCH) != 0 : !wanted_event(st, ds->event)) {
-		if (st->o.offcpu)
-			wanted_event(st, ds->event);
+	if (!wanted_event(st, ds->event))
 		return 1;
-	}
 	if (!check_attr(st, attr, ds->event)) {
 		st->failed = true;
 		return -1;
