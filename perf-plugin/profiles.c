@@ -68,15 +68,11 @@ struct profile *profiles_get(struct profiles *p, int pid, int tid,
 	pr = g_hash_table_lookup(p->by_pid, GINT_TO_POINTER(pid));
 	if (!pr) {
 		pr = profile_new(&p->co, pid, comm);
-		pr->comm_from_main = tid == pid;
 		g_hash_table_insert(p->by_pid, GINT_TO_POINTER(pid), pr);
 	} else if (tid == pid && comm && strcmp(pr->comm, comm) != 0) {
 		/* the main thread names the process, under its latest name */
 		g_free(pr->comm);
 		pr->comm = g_strdup(comm);
-		pr->comm_from_main = true;
-	} else if (tid == pid) {
-		pr->comm_from_main = true;
 	}
 	return pr;
 }

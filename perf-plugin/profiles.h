@@ -34,7 +34,6 @@
 struct profile {
 	int pid;
 	char *comm;
-	bool comm_from_main;	/* comm is the main thread's */
 	struct collapser *c;
 	uint64_t samples;
 };
