@@ -82,15 +82,23 @@ static void round_entry(struct fold_entry *e, void *data)
 	e->count[0] = (e->count[0] + FK_COUNT_ONE / 2) / FK_COUNT_ONE * FK_COUNT_ONE;
 }
 
+/*
+ * Writes t to out; *total gets the sum of the counts written (the table's
+ * own total predates the rounding).
+ */
 static int write_table(struct fold_table *t, FILE *out, const char *name,
-		       bool round_us, uint64_t *dropped, GError **err)
+		       bool round_us, uint64_t *dropped, fk_count *total,
+		       GError **err)
 {
 	struct fold_entry **v;
 	size_t n;
 	char buf[FK_COUNT_BUFSZ];
 
-	if (!round_us)
+	if (!round_us) {
+		*total = fold_table_total(t, 0);
 		return fold_table_write(t, out, 1, err);
+	}
+	*total = 0;
 	fold_table_foreach(t, round_entry, NULL);
 	v = fold_table_sorted(t, &n);
 	for (size_t i = 0; i < n; i++) {
@@ -98,6 +106,7 @@ static int write_table(struct fold_table *t, FILE *out, const char *name,
 			(*dropped)++;
 			continue;
 		}
+		*total += v[i]->count[0];
 		fwrite(v[i]->stack, 1, v[i]->len, out);
 		putc(' ', out);
 		fwrite(buf, 1, fk_count_format(v[i]->count[0], buf), out);
@@ -115,9 +124,11 @@ static int write_table(struct fold_table *t, FILE *out, const char *name,
 int profiles_write(struct profiles *p, FILE *out, bool round_us,
 		   uint64_t *dropped, GError **err)
 {
+	fk_count total;
+
 	g_return_val_if_fail(!p->split, -1);
 	return write_table(collapser_table(p->all->c), out, "<stdout>",
-			   round_us, dropped, err);
+			   round_us, dropped, &total, err);
 }
 
 char *profiles_file_name(const char *comm, int pid)
@@ -229,12 +240,11 @@ int profiles_write_split(struct profiles *p, const char *dir, bool round_us,
 			rc = -1;
 			break;
 		}
-		rc = write_table(t, f, r.file, round_us, dropped, err);
+		rc = write_table(t, f, r.file, round_us, dropped, &r.weight, err);
 		if ((rc = close_temp(f, tmp, dir, r.file, rc, err)) != 0) {
 			g_free(r.file);
 			break;
 		}
-		r.weight = fold_table_total(t, 0);
 		total += r.weight;
 		g_array_append_val(rank, r);
 		(*nfiles)++;

@@ -1,0 +1,136 @@
+/*
+ * profiles-test - unit tests of the plugin's per-process profiles: file
+ * names, which thread names a process, microsecond rounding, and the split
+ * files and index.tsv, checked byte for byte.  Built and run by
+ * test/scripts/plugin-unit.sh.
+ */
+#include "../profiles.c"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static int failures;
+
+#define CHECK(cond) do { \
+	if (!(cond)) { \
+		fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+		failures++; \
+	} \
+} while (0)
+
+static void check_name(const char *comm, int pid, const char *want)
+{
+	char *got = profiles_file_name(comm, pid);
+
+	if (strcmp(got, want) != 0) {
+		fprintf(stderr, "profiles_file_name(\"%s\", %d) = \"%s\", want \"%s\"\n",
+			comm, pid, got, want);
+		failures++;
+	}
+	g_free(got);
+}
+
+static void check_file(const char *path, const char *want)
+{
+	char *got = NULL;
+
+	if (!g_file_get_contents(path, &got, NULL, NULL) || strcmp(got, want) != 0) {
+		fprintf(stderr, "%s:\n--- got\n%s--- want\n%s", path, got ? got : "(none)\n", want);
+		failures++;
+	}
+	g_free(got);
+}
+
+static void add(struct profile *pr, const char *stack, fk_count c)
+{
+	fold_table_add(collapser_table(pr->c), stack, strlen(stack), c);
+	pr->samples++;
+}
+
+int main(void)
+{
+	struct collapse_opts co = { 0 };
+	struct profiles *p = profiles_new(&co, true);
+	struct profile *a, *b;
+	char dir[] = "/tmp/profiles-test-XXXXXX";
+	char *sub, *path;
+	uint64_t dropped = 0;
+	size_t nfiles = 0;
+	GError *err = NULL;
+	GDir *d;
+	const char *e;
+
+	check_name("tt_media_server", 4242, "tt_media_server-4242.folded");
+	check_name("my worker/1", 7, "my_worker_1-7.folded");
+	check_name(".hidden", 1, "_.hidden-1.folded");
+	check_name("..", 1, "_..-1.folded");
+	check_name("", 3, "_-3.folded");
+	check_name("a\tb\nc", 5, "a_b_c-5.folded");
+
+	/* a process is named by its main thread, whenever that is seen */
+	a = profiles_get(p, 100, 101, "worker-1");
+	CHECK(strcmp(a->comm, "worker-1") == 0);
+	CHECK(profiles_get(p, 100, 100, "server") == a);
+	CHECK(strcmp(a->comm, "server") == 0);
+	CHECK(profiles_get(p, 100, 102, "worker-2") == a);
+	CHECK(strcmp(a->comm, "server") == 0);
+	b = profiles_get(p, 200, 201, "child");
+	CHECK(b != a);
+
+	/* microseconds with fractions: 2.5 -> 3, 0.4 -> left out */
+	add(a, "server;main;wait", FK_COUNT_ONE * 2 + FK_COUNT_ONE / 2);
+	add(a, "server;main;poll", FK_COUNT_ONE * 6);
+	add(a, "server;main;tiny", FK_COUNT_ONE * 4 / 10);
+	add(b, "child;run", FK_COUNT_ONE);
+
+	CHECK(g_mkdtemp(dir) != NULL);
+	sub = g_strdup_printf("%s/out/deeper", dir);	/* created on demand */
+	CHECK(profiles_write_split(p, sub, true, &dropped, &nfiles, &err) == 0);
+	if (err) {
+		fprintf(stderr, "%s\n", err->message);
+		g_clear_error(&err);
+		failures++;
+	}
+	CHECK(nfiles == 2);
+	CHECK(dropped == 1);
+	path = g_strdup_printf("%s/server-100.folded", sub);
+	check_file(path, "server;main;poll 6\nserver;main;wait 3\n");
+	g_free(path);
+	path = g_strdup_printf("%s/child-200.folded", sub);
+	check_file(path, "child;run 1\n");
+	g_free(path);
+	path = g_strdup_printf("%s/index.tsv", sub);
+	check_file(path, "file\tcomm\tpid\tsamples\tshare\n"
+			 "server-100.folded\tserver\t100\t3\t0.9000\n"
+			 "child-200.folded\tchild\t200\t1\t0.1000\n");
+	g_free(path);
+	/* nothing else: no temporary files left */
+	d = g_dir_open(sub, 0, NULL);
+	while (d && (e = g_dir_read_name(d)))
+		CHECK(strcmp(e, "server-100.folded") == 0 || strcmp(e, "child-200.folded") == 0 ||
+		      strcmp(e, "index.tsv") == 0);
+	if (d)
+		g_dir_close(d);
+	profiles_free(p);
+
+	/* an unwritable directory is an error naming it */
+	p = profiles_new(&co, true);
+	add(profiles_get(p, 1, 1, "x"), "x;y", FK_COUNT_ONE);
+	path = g_strdup_printf("%s/server-100.folded/sub", sub);	/* under a file */
+	CHECK(profiles_write_split(p, path, false, &dropped, &nfiles, &err) < 0);
+	CHECK(err && strstr(err->message, path));
+	g_clear_error(&err);
+	g_free(path);
+	profiles_free(p);
+
+	path = g_strdup_printf("rm -rf '%s'", dir);
+	if (system(path) != 0)
+		failures++;
+	g_free(path);
+	g_free(sub);
+	if (failures)
+		fprintf(stderr, "profiles-test: %d checks failed\n", failures);
+	else
+		printf("profiles-test: all checks passed\n");
+	return failures ? 1 : 0;
+}
