@@ -28,11 +28,13 @@ FAILED=0
 command -v perf >/dev/null 2>&1 || unavailable "perf is not installed (apt-get install linux-perf)"
 command -v cc >/dev/null 2>&1 || unavailable "no C compiler for the workload"
 
-# A sanitizer build of the plugin needs its runtime loaded before perf.
+# A sanitizer build of the plugin needs its runtime loaded before perf
+# (only into perf: other programs, awk included, have their own bugs).
+PLUGIN_ENV=()
 case $PLUGIN in
 */san/*)
-	export LD_PRELOAD=$(cc -print-file-name=libasan.so)
-	export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
+	PLUGIN_ENV=(LD_PRELOAD="$(cc -print-file-name=libasan.so)"
+		    ASAN_OPTIONS=detect_leaks=0:abort_on_error=1)
 	;;
 esac
 
@@ -51,5 +53,34 @@ plugin() {
 	local data=$1; shift
 	local args=() a
 	for a in "$@"; do args+=(--dlarg "$a"); done
-	perf script -i "$data" --dlfilter "$PLUGIN" "${args[@]}"
+	env "${PLUGIN_ENV[@]}" perf script -i "$data" --dlfilter "$PLUGIN" "${args[@]}"
+}
+
+# same_as_pipeline NAME DATA "PERF-SCRIPT-ARGS" "FP-COLLAPSE-ARGS" "DLARGS":
+# the plugin's output equals perf script | fp-collapse on DATA.  The
+# arguments are split at spaces.  perf resolves symbols from the files on
+# disk when it runs, and on a shared machine other programs come and go:
+# if the outputs differ, both are made once more, back to back, so that
+# they read the same files; a real difference stays.
+same_as_pipeline() {
+	local name=$1 data=$2 try
+	for try in 1 2; do
+		perf script -i "$data" $3 2>/dev/null | "$BIN/fp-collapse" $4 >"$T/want" 2>/dev/null
+		if ! plugin "$data" $5 >"$T/got" 2>"$T/err"; then
+			fail "$name: plugin failed: $(head -3 "$T/err")"
+			return 1
+		fi
+		if [ ! -s "$T/want" ]; then
+			fail "$name: the text pipeline printed nothing"
+			return 1
+		fi
+		if cmp -s "$T/want" "$T/got"; then
+			echo "ok $name: $(wc -l <"$T/got") stacks"
+			[ $try = 2 ] && echo "   (equal on the second try: files on disk changed during the first)"
+			return 0
+		fi
+	done
+	fail "$name: plugin differs from perf script | fp-collapse"
+	diff -u "$T/want" "$T/got" | head -20 | cut -c1-300 >&2
+	return 1
 }

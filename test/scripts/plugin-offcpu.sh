@@ -19,14 +19,9 @@ wait $wpid
 [ $rc -eq 0 ] || unavailable "perf record -e sched:sched_switch -a -g failed: $(head -3 "$T/rec.err")"
 
 # tracepoint samples (no period printed) fold as the text pipeline folds them
-for opt in "" tid; do
-	# -F +pid alone would drop the call chains of tracepoint samples
-	fields=(); [ -n "$opt" ] && fields=(-F +pid,+ip,+sym,+symoff,+dso)
-	perf script -i "$T/sw.data" "${fields[@]}" 2>/dev/null | "$BIN/fp-collapse" ${opt:+--$opt} >"$T/want" 2>/dev/null
-	plugin "$T/sw.data" $opt >"$T/got" 2>/dev/null
-	if [ -s "$T/want" ] && cmp -s "$T/want" "$T/got"; then echo "ok sched_switch ${opt:-default}"
-	else fail "sched_switch ${opt:-default}: plugin differs from perf script | fp-collapse"; fi
-done
+# (-F +pid alone would drop the call chains of tracepoint samples)
+same_as_pipeline "sched_switch default" "$T/sw.data" "" "" ""
+same_as_pipeline "sched_switch tid" "$T/sw.data" "-F +pid,+ip,+sym,+symoff,+dso" "--tid" "tid"
 
 # off-CPU microseconds per thread, every state: "TID TOTAL_US"
 plugin "$T/sw.data" offcpu state=all tid >"$T/all.folded" 2>"$T/all.err" ||

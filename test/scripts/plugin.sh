@@ -19,23 +19,10 @@ perf record -q -e cpu-clock -e task-clock -g -c 1000000 -o "$T/two.data" -- "$W"
 	>/dev/null 2>"$T/rec.err" || fail "perf record of two events: $(head -3 "$T/rec.err")"
 
 compare() { # DATA OPTION (empty for none)
-	local data=$1 opt=$2 fields=()
+	local fields=
 	# perf script prints the PID only when asked; fp-collapse needs it
-	case $opt in pid|tid) fields=(-F +pid) ;; esac
-	perf script -i "$data" "${fields[@]}" 2>/dev/null |
-		"$BIN/fp-collapse" ${opt:+--$opt} >"$T/want" 2>/dev/null
-	if ! plugin "$data" $opt >"$T/got" 2>"$T/err"; then
-		fail "$(basename "$data") ${opt:-default}: plugin failed: $(head -3 "$T/err")"
-		return
-	fi
-	if [ ! -s "$T/want" ]; then
-		fail "$(basename "$data") ${opt:-default}: the text pipeline printed nothing"
-	elif ! cmp -s "$T/want" "$T/got"; then
-		fail "$(basename "$data") ${opt:-default}: plugin differs from perf script | fp-collapse"
-		diff -u "$T/want" "$T/got" | head -20 >&2
-	else
-		echo "ok $(basename "$data") ${opt:-default}: $(wc -l <"$T/got") stacks"
-	fi
+	case $2 in pid|tid) fields="-F +pid" ;; esac
+	same_as_pipeline "$(basename "$1") ${2:-default}" "$1" "$fields" "${2:+--$2}" "$2"
 }
 
 for data in "$T/proc.data" "$T/sys.data"; do
@@ -57,10 +44,7 @@ grep -q '_\[k\]' "$T/got" || fail "system-wide recording without kernel frames"
 # event=NAME chooses as fp-collapse --event-filter does
 if [ -s "$T/two.data" ]; then
 	for ev in cpu-clock task-clock; do
-		perf script -i "$T/two.data" 2>/dev/null | "$BIN/fp-collapse" --event-filter "$ev" >"$T/want" 2>/dev/null
-		plugin "$T/two.data" "event=$ev" >"$T/got" 2>/dev/null
-		if [ -s "$T/want" ] && cmp -s "$T/want" "$T/got"; then echo "ok event=$ev"
-		else fail "event=$ev differs from fp-collapse --event-filter $ev"; fi
+		same_as_pipeline "event=$ev" "$T/two.data" "" "--event-filter $ev" "event=$ev"
 	done
 fi
 
@@ -114,9 +98,9 @@ fi
 
 # installed in perf's dlfilters directory, found by name and listed
 mkdir -p "$T/exec/dlfilters" && cp "$PLUGIN" "$T/exec/dlfilters/"
-perf --exec-path="$T/exec" script --list-dlfilters 2>/dev/null >"$T/out"
+env "${PLUGIN_ENV[@]}" perf --exec-path="$T/exec" script --list-dlfilters 2>/dev/null >"$T/out"
 grep -q '^  foldkit.so  *fold stacks' "$T/out" || fail "perf script --list-dlfilters does not describe foldkit.so"
-(cd "$T" && perf --exec-path="$T/exec" script -i "$T/proc.data" --dlfilter foldkit.so >"$T/got" 2>/dev/null)
+(cd "$T" && env "${PLUGIN_ENV[@]}" perf --exec-path="$T/exec" script -i "$T/proc.data" --dlfilter foldkit.so >"$T/got" 2>/dev/null)
 plugin "$T/proc.data" >"$T/want"
 [ -s "$T/got" ] && cmp -s "$T/got" "$T/want" || fail "--dlfilter foldkit.so by name did not work"
 
