@@ -7,6 +7,7 @@
  */
 #include "collapse.h"
 #include "frames.h"
+#include "inline.h"
 #include "options.h"
 #include "offcpu.h"
 #include "profiles.h"
@@ -31,6 +32,7 @@ struct state {
 	struct frame_cache *frames;
 	struct profiles *profiles;
 	struct offcpu *off;
+	struct inline_resolver *inliner;
 	GString *key;
 	char *kept;		/* the event being folded */
 	GHashTable *dropped;	/* other event name -> samples */
@@ -65,6 +67,7 @@ static void free_state(struct state *st)
 		return;
 	frame_cache_free(st->frames);
 	profiles_free(st->profiles);
+	inline_resolver_free(st->inliner);
 	offcpu_free(st->off);
 	g_string_free(st->key, TRUE);
 	g_free(st->kept);
@@ -108,6 +111,8 @@ int start(void **data, void *ctx)
 			.include_addrs = st->o.addrs,
 		},
 	};
+	if (st->o.inline_)
+		st->co.inliner = st->inliner = inline_resolver_new(st->o.context);
 	if (st->o.offcpu) {
 		st->off = offcpu_new(st->o.states, st->o.min_us * 1000, st->o.format, &err);
 		if (!st->off) {

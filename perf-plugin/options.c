@@ -18,6 +18,8 @@ const char plugin_help[] =
 	"  jit           annotate JIT functions with _[j]\n"
 	"  all           all annotations (kernel, jit)\n"
 	"  addrs         include raw addresses where symbols are unknown\n"
+	"  inline        expand inlined functions from debug information\n"
+	"  context       with inline, add FILE:LINE to each function\n"
 	"  event=NAME    fold only samples of event NAME (default: the first seen)\n"
 	"  split=DIR     one profile per process: DIR/<comm>-<pid>.folded + DIR/index.tsv\n"
 	"  output=FILE   write the folded stacks to FILE instead of standard output\n"
@@ -96,6 +98,8 @@ int plugin_parse_args(struct opts *o, int argc, char **argv, GError **err)
 		FLAG("all", all);
 		FLAG("addrs", addrs);
 		FLAG("offcpu", offcpu);
+		FLAG("inline", inline_);
+		FLAG("context", context);
 		STR("event", event);
 		STR("split", split);
 		STR("output", output);
@@ -137,6 +141,10 @@ int plugin_parse_args(struct opts *o, int argc, char **argv, GError **err)
 	}
 	if (o->offcpu && o->event && strcmp(o->event, SCHED_SWITCH) != 0) {
 		usage(err, "offcpu folds only " SCHED_SWITCH " samples, not '%s'", o->event);
+		return -1;
+	}
+	if (o->context && !o->inline_) {
+		usage(err, "context needs inline");
 		return -1;
 	}
 	if (o->split && o->output) {

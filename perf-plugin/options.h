@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 struct opts {
-	bool pid, tid, kernel, jit, all, addrs, offcpu;
+	bool pid, tid, kernel, jit, all, addrs, offcpu, inline_, context;
 	const char *event, *split, *output, *format;
 	unsigned states;
 	uint64_t min_us;

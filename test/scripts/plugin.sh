@@ -30,6 +30,9 @@ for data in "$T/proc.data" "$T/sys.data"; do
 		compare "$data" "$opt"
 	done
 done
+# inlined functions from debug information, as fp-collapse --inline
+same_as_pipeline "proc.data inline" "$T/proc.data" "" "--inline" "inline"
+same_as_pipeline "proc.data inline context" "$T/proc.data" "" "--inline --context" "inline context"
 # without call graphs: the sample's own frame
 for opt in "" tid addrs; do
 	compare "$T/nog.data" "$opt"
