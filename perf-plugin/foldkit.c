@@ -336,6 +336,16 @@ static int write_output(struct state *st, uint64_t *dropped)
 	return rc == 0 ? 0 : -1;
 }
 
+/*
+ * perf ignores what stop() returns and would exit 0 after a failed write:
+ * the profile is lost, so say so with the exit status.
+ */
+static G_GNUC_NORETURN void fail_exit(void)
+{
+	fflush(stdout);
+	exit(1);
+}
+
 int stop(void *data, void *ctx)
 {
 	struct state *st = data;
@@ -351,7 +361,7 @@ int stop(void *data, void *ctx)
 			warn("no " SCHED_SWITCH " samples: record with "
 			     "perf record -e " SCHED_SWITCH " -a -g");
 			free_state(st);
-			return -1;
+			fail_exit();
 		}
 		tail = offcpu_finish(st->off, &tail_ns);
 		if (tail)
@@ -383,5 +393,7 @@ int stop(void *data, void *ctx)
 		warn("%" G_GUINT64_FORMAT " " SCHED_SWITCH " samples whose prev_pid is not "
 		     "the sampled thread: skipped", st->mismatched);
 	free_state(st);
-	return rc;
+	if (rc != 0)
+		fail_exit();
+	return 0;
 }

@@ -119,6 +119,9 @@ fi
 sed 's/prev_state/prev_mood/g' /sys/kernel/tracing/events/sched/sched_switch/format >"$T/bad.format" 2>/dev/null &&
 	{ plugin "$T/sw.data" offcpu "format=$T/bad.format" >"$T/out" 2>"$T/err" && fail "a format without prev_state was accepted"
 	  grep -q "no numeric field 'prev_state'" "$T/err" || fail "no message for a format without prev_state: $(head -2 "$T/err")"; }
-plugin "$T/proc.data" offcpu >/dev/null 2>&1 && fail "offcpu without sched_switch samples succeeded"
+perf record -q -g -o "$T/cpu.data" -- "$W" 100 0 >/dev/null 2>&1 || fail "perf record of cpu-clock failed"
+plugin "$T/cpu.data" offcpu >"$T/out" 2>"$T/err" && fail "offcpu without sched_switch samples succeeded"
+grep -q "no sched:sched_switch samples" "$T/err" || fail "no message for offcpu without sched_switch samples"
+[ -s "$T/out" ] && fail "offcpu without sched_switch samples printed something"
 
 exit $FAILED

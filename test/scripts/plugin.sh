@@ -87,6 +87,11 @@ else
 	fail "output= failed: $(head -3 "$T/err")"
 fi
 
+# a profile that cannot be written fails perf script
+mkdir -p "$T/ro" && touch "$T/ro/file"
+plugin "$T/proc.data" "split=$T/ro/file/sub" >/dev/null 2>"$T/err" && fail "split= into a file's path succeeded"
+grep -q "cannot create directory" "$T/err" || fail "no message for an impossible split= directory"
+
 # DWARF call graphs: a clear refusal, no profile
 if perf record -q --call-graph dwarf -F 99 -o "$T/dwarf.data" -- "$W" 200 >/dev/null 2>&1; then
 	if plugin "$T/dwarf.data" >"$T/out" 2>"$T/err"; then
