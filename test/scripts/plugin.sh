@@ -118,8 +118,12 @@ grep -q 'split=DIR' "$T/out" || fail "help does not list split=DIR"
 plugin "$T/proc.data" bogus >"$T/out" 2>"$T/err" && fail "an unknown option was accepted"
 grep -q "unknown or incomplete option 'bogus'" "$T/err" || fail "no message for an unknown option"
 plugin "$T/proc.data" min=5 >"$T/out" 2>"$T/err" && fail "min= without offcpu was accepted"
+grep -q "need offcpu" "$T/err" || fail "no message for min= without offcpu"
 plugin "$T/proc.data" offcpu state=Q >"$T/out" 2>"$T/err" && fail "state=Q was accepted"
 grep -q "bad state list 'Q'" "$T/err" || fail "no message for state=Q"
 plugin "$T/proc.data" split=x output=y >"$T/out" 2>"$T/err" && fail "split= with output= was accepted"
+grep -q "cannot be combined" "$T/err" || fail "no message for split= with output="
+plugin "$T/proc.data" context >"$T/out" 2>"$T/err" && fail "context without inline was accepted"
+grep -q "context needs inline" "$T/err" || fail "no message for context without inline"
 
 exit $FAILED
