@@ -30,6 +30,9 @@ for data in "$T/proc.data" "$T/sys.data"; do
 		compare "$data" "$opt"
 	done
 done
+# max-stack=N cuts where perf script --max-stack N cuts (context markers
+# do not count)
+same_as_pipeline "sys.data max-stack=3" "$T/sys.data" "--max-stack 3" "" "max-stack=3"
 # inlined functions from debug information, as fp-collapse --inline
 same_as_pipeline "proc.data inline" "$T/proc.data" "" "--inline" "inline"
 same_as_pipeline "proc.data inline context" "$T/proc.data" "" "--inline --context" "inline context"
