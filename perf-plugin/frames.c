@@ -29,7 +29,6 @@ struct frame_cache {
 	GHashTable *gens;	/* pid -> generation + 1 */
 	uint64_t space;		/* the current sample's user space */
 	GArray *frames;		/* struct perf_frame, the current chain */
-	uint64_t resolved, hits;
 	GString *scratch;
 	char ipbuf[24];		/* frame_cache_ip()'s address text */
 };
@@ -66,13 +65,6 @@ void frame_cache_free(struct frame_cache *fc)
 	g_array_free(fc->frames, TRUE);
 	g_string_free(fc->scratch, TRUE);
 	g_free(fc);
-}
-
-void frame_cache_stats(const struct frame_cache *fc, uint64_t *resolved,
-		       uint64_t *hits)
-{
-	*resolved = fc->resolved;
-	*hits = fc->hits;
 }
 
 void frame_cache_note_comm(struct frame_cache *fc, int pid, int tid,
@@ -191,7 +183,6 @@ static const struct perf_frame *resolve(struct frame_cache *fc, void *ctx,
 	while (fc->slots[i].used) {
 		s = &fc->slots[i];
 		if (s->ip == ip && s->space == space) {
-			fc->hits++;
 			return &s->f;
 		}
 		i = (i + 1) & (fc->nslots - 1);
@@ -205,7 +196,6 @@ static const struct perf_frame *resolve(struct frame_cache *fc, void *ctx,
 	s->space = space;
 	s->ip = ip;
 	fc->nused++;
-	fc->resolved++;
 
 	memset(&al, 0, sizeof(al));
 	al.size = sizeof(al);

@@ -69,8 +69,4 @@ size_t frame_cache_ip(struct frame_cache *fc,
 		      const struct perf_dlfilter_sample *sample, void *ctx,
 		      const struct perf_frame **frames);
 
-/* Distinct addresses resolved so far, and cache hits (for the bench). */
-void frame_cache_stats(const struct frame_cache *fc, uint64_t *resolved,
-		       uint64_t *hits);
-
 #endif
