@@ -3,10 +3,8 @@
 // generous for a loaded machine) including the style and layout they cause.
 // Exit 0 pass, 1 fail, 3 when Chromium cannot start.
 "use strict";
-const fs = require("fs");
-const os = require("os");
 const path = require("path");
-const { chromium } = require("playwright-core");
+const { launch } = require("./launch");
 
 const [svgPath, minFrames] = process.argv.slice(2);
 const LIMIT = Number(process.env.LIMIT_MS || 3000);
@@ -18,17 +16,7 @@ function check(ok, what) {
 }
 
 async function main() {
-	const profile = fs.mkdtempSync(path.join(os.tmpdir(), "fold2svg-chromium-"));
-	let ctx;
-	try {
-		ctx = await chromium.launchPersistentContext(profile, {
-			executablePath: "/usr/bin/chromium", headless: true, timeout: 60000,
-			args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-		});
-	} catch (e) {
-		console.error("browser test FAILED: Chromium could not start: " + e.message);
-		process.exit(3);
-	}
+	const browser = await launch(), ctx = browser.ctx;
 	try {
 		const page = await ctx.newPage();
 		const errors = [];
@@ -66,8 +54,7 @@ async function main() {
 		check(/^Matched: \d/.test(t.matched), "the search reports " + t.matched);
 		check(errors.length === 0, "no script errors" + (errors.length ? ": " + errors.join("; ") : ""));
 	} finally {
-		await ctx.close();
-		fs.rmSync(profile, { recursive: true, force: true });
+		await browser.close();
 	}
 	process.exit(failures ? 1 : 0);
 }

@@ -5,9 +5,8 @@
 // Chromium cannot start.
 "use strict";
 const fs = require("fs");
-const os = require("os");
 const path = require("path");
-const { chromium } = require("playwright-core");
+const { launch } = require("./launch");
 
 const [folded, svgPath] = process.argv.slice(2);
 const stacks = fs.readFileSync(folded, "utf8").split("\n").filter(Boolean).map((l) => {
@@ -49,20 +48,7 @@ function named(list, name) {
 }
 
 async function main() {
-	const profile = fs.mkdtempSync(path.join(os.tmpdir(), "fold2svg-chromium-"));
-	let ctx;
-	try {
-		ctx = await chromium.launchPersistentContext(profile, {
-			executablePath: "/usr/bin/chromium",
-			headless: true,
-			args: ["--headless", "--no-sandbox", "--disable-gpu",
-			       "--disable-background-networking"],
-			timeout: 60000,
-		});
-	} catch (e) {
-		console.error("browser test FAILED: Chromium could not start: " + e.message);
-		process.exit(3);
-	}
+	const browser = await launch(), ctx = browser.ctx;
 	try {
 		const page = await ctx.newPage();
 		const errors = [];
@@ -146,8 +132,7 @@ async function main() {
 
 		check(errors.length === 0, "no script errors" + (errors.length ? ": " + errors.join("; ") : ""));
 	} finally {
-		await ctx.close();
-		fs.rmSync(profile, { recursive: true, force: true });
+		await browser.close();
 	}
 	process.exit(failures ? 1 : 0);
 }

@@ -10,18 +10,7 @@ BIN=${BIN:-$ROOT/build/bin}
 DIR=$ROOT/test/browser
 fail() { echo "browser test FAILED: $*" >&2; exit 1; }
 
-[ -x "$BIN/fold2svg" ] || fail "no $BIN/fold2svg; run make"
-if [ ! -x /usr/bin/chromium ]; then
-	echo "installing chromium" >&2
-	if [ "$(id -u)" = 0 ]; then apt-get install -y chromium >&2
-	else sudo -n apt-get install -y chromium >&2; fi || fail "cannot install chromium (apt-get install chromium)"
-fi
-command -v node >/dev/null || fail "node is missing (apt-get install nodejs npm)"
-if [ ! -d "$DIR/node_modules/playwright-core" ]; then
-	echo "installing playwright-core" >&2
-	(cd "$DIR" && npm install --no-save --no-audit --no-fund playwright-core >&2) ||
-		fail "cannot install playwright-core with npm"
-fi
+. "$DIR/setup.sh"
 
 TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
 "$BIN/fold2svg" "$DIR/sample.folded" > "$TMP/sample.svg" || fail "fold2svg failed"
