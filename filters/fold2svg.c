@@ -27,17 +27,20 @@ static struct opts {
 	.fontsize = 12, .fontwidth = 0.59,
 };
 
+/* The text options are FILENAME, not STRING: glib passes their bytes
+ * through unchecked, so invalid UTF-8 reaches the escaper, which replaces
+ * it, instead of failing the parse as a usage error. */
 static const GOptionEntry entries[] = {
-	{ "title", 0, 0, G_OPTION_ARG_STRING, &opts.title, "Title text (default \"Flame Graph\")", "TEXT" },
-	{ "subtitle", 0, 0, G_OPTION_ARG_STRING, &opts.subtitle, "Second-level title", "TEXT" },
+	{ "title", 0, 0, G_OPTION_ARG_FILENAME, &opts.title, "Title text (default \"Flame Graph\")", "TEXT" },
+	{ "subtitle", 0, 0, G_OPTION_ARG_FILENAME, &opts.subtitle, "Second-level title", "TEXT" },
 	{ "width", 0, 0, G_OPTION_ARG_INT, &opts.width, "Image width in pixels (default 1200)", "NUM" },
 	{ "height", 0, 0, G_OPTION_ARG_INT, &opts.height, "Height of each frame (default 16)", "NUM" },
 	{ "minwidth", 0, 0, G_OPTION_ARG_STRING, &opts.minwidth, "Omit frames narrower than NUM pixels, or NUM% of the total (default 0.1)", "NUM[%]" },
-	{ "fonttype", 0, 0, G_OPTION_ARG_STRING, &opts.fonttype, "Font (default \"Verdana\")", "FONT" },
+	{ "fonttype", 0, 0, G_OPTION_ARG_FILENAME, &opts.fonttype, "Font (default \"Verdana\")", "FONT" },
 	{ "fontsize", 0, 0, G_OPTION_ARG_DOUBLE, &opts.fontsize, "Font size (default 12)", "NUM" },
 	{ "fontwidth", 0, 0, G_OPTION_ARG_DOUBLE, &opts.fontwidth, "Average character width relative to the font size (default 0.59)", "NUM" },
-	{ "countname", 0, 0, G_OPTION_ARG_STRING, &opts.countname, "Count type label (default \"samples\")", "TEXT" },
-	{ "nametype", 0, 0, G_OPTION_ARG_STRING, &opts.nametype, "Name type label (default \"Function:\")", "TEXT" },
+	{ "countname", 0, 0, G_OPTION_ARG_FILENAME, &opts.countname, "Count type label (default \"samples\")", "TEXT" },
+	{ "nametype", 0, 0, G_OPTION_ARG_FILENAME, &opts.nametype, "Name type label (default \"Function:\")", "TEXT" },
 	{ "colors", 0, 0, G_OPTION_ARG_STRING, &opts.colors, "Palette: hot (default), mem, io, wakeup, chain, java, js, perl, red, green, blue, aqua, yellow, purple, orange", "PALETTE" },
 	{ "bgcolors", 0, 0, G_OPTION_ARG_STRING, &opts.bgcolors, "Background: yellow, blue, green, grey or #rrggbb", "COLOR" },
 	{ "hash", 0, 0, G_OPTION_ARG_NONE, &opts.hash, "Colours keyed by a hash of the function name", NULL },
@@ -47,7 +50,7 @@ static const GOptionEntry entries[] = {
 	{ "inverted", 0, 0, G_OPTION_ARG_NONE, &opts.inverted, "Icicle graph (root at the top)", NULL },
 	{ "flamechart", 0, 0, G_OPTION_ARG_NONE, &opts.flamechart, "Flame chart: input order, merge only neighbours", NULL },
 	{ "negate", 0, 0, G_OPTION_ARG_NONE, &opts.negate, "Swap differential hues (blue<->red)", NULL },
-	{ "notes", 0, 0, G_OPTION_ARG_STRING, &opts.notes, "Notes comment in the SVG", "TEXT" },
+	{ "notes", 0, 0, G_OPTION_ARG_FILENAME, &opts.notes, "Notes comment in the SVG", "TEXT" },
 	{ "total", 0, 0, G_OPTION_ARG_STRING, &opts.total, "Width of the graph in counts, if above the sum", "NUM" },
 	{ "factor", 0, 0, G_OPTION_ARG_STRING, &opts.factor, "Multiply counts shown by NUM (default 1)", "NUM" },
 	{ "nameattr", 0, 0, G_OPTION_ARG_FILENAME, &opts.nameattr, "Per-function attributes: NAME<TAB>key=value...", "FILE" },
