@@ -282,6 +282,29 @@ static bool safe_href(const char *v)
 	       (n == 5 && g_ascii_strncasecmp(v, "https", 5) == 0);
 }
 
+/*
+ * A style that cannot make the viewer load anything: no url(), image-set(),
+ * image(), expression() or @import, no strings (which image-set() reads
+ * as URLs) and no backslash escapes (which could spell the others).
+ * Browsers refuse javascript: in url() but fetch http: ones, and the SVG
+ * is meant to need nothing from outside.
+ */
+static bool safe_style(const char *v)
+{
+	static const char *const bad[] = { "url(", "image-set(", "image(",
+		"expression(", "@import", "javascript:" };
+	char *low;
+	bool ok = true;
+
+	if (strpbrk(v, "\\\"'"))
+		return false;
+	low = g_ascii_strdown(v, -1);
+	for (size_t k = 0; ok && k < G_N_ELEMENTS(bad); k++)
+		ok = !strstr(low, bad[k]);
+	g_free(low);
+	return ok;
+}
+
 struct fg_nameattr *fg_nameattr_load(const char *path, uint64_t *ignored,
 				     GError **err)
 {
@@ -326,7 +349,7 @@ struct fg_nameattr *fg_nameattr_load(const char *path, uint64_t *ignored,
 				slot = &a->title;
 			else if (!strcmp(f[k], "class"))
 				slot = &a->class_;
-			else if (!strcmp(f[k], "style"))
+			else if (!strcmp(f[k], "style") && safe_style(eq + 1))
 				slot = &a->style;
 			else if (!strcmp(f[k], "href") && safe_href(eq + 1))
 				slot = &a->href;

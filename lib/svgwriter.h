@@ -34,7 +34,8 @@ struct fg_nameattr;
 
 /*
  * Loads a name-attribute file.  Only title, class, style, href and target
- * are kept (href only for http:, https: or relative links); other keys,
+ * are kept (href only for http:, https: or relative links; style only
+ * when it cannot load anything: no url(), strings or escapes); other keys,
  * such as event handlers that would run script, are dropped and counted in
  * *ignored.  A line without a tab is an error naming the file and line.
  */
