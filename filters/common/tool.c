@@ -121,7 +121,9 @@ void tool_report_skips(const struct skip_log *skips, bool verbose)
 int tool_finish(int status)
 {
 	if (fflush(stdout) != 0 || ferror(stdout)) {
-		tool_warn("write error: %s", g_strerror(errno ? errno : EIO));
+		/* a failed status means lib/ has reported the write already */
+		if (status == FK_EXIT_OK)
+			tool_warn("write error: %s", g_strerror(errno ? errno : EIO));
 		return FK_EXIT_FAILURE;
 	}
 	return status;

@@ -12,7 +12,14 @@ set -u
 # thread (perf records its final switch with thread id -1).
 "$W" 3000 0 &
 wpid=$!
-sleep 0.4
+# wait (not a fixed sleep: CI machines can be loaded) until the child has
+# forked and renamed itself, so that both processes switch while recorded
+for _ in $(seq 100); do
+	c=$(pgrep -P $wpid | head -1)
+	[ -n "$c" ] && [ "$(cat /proc/$c/comm 2>/dev/null)" = fkwork-child ] && break
+	sleep 0.05
+done
+sleep 0.1
 perf record -q -e sched:sched_switch -a -g -o "$T/sw.data" -- sleep 0.8 >/dev/null 2>"$T/rec.err"
 rc=$?
 wait $wpid
@@ -27,8 +34,9 @@ same_as_pipeline "sched_switch tid" "$T/sw.data" "-F +pid,+ip,+sym,+symoff,+dso"
 plugin "$T/sw.data" offcpu state=all tid >"$T/all.folded" 2>"$T/all.err" ||
 	{ fail "offcpu state=all tid failed: $(head -3 "$T/all.err")"; exit 1; }
 grep -q 'still off-CPU at the end' "$T/all.err" || fail "threads still off-CPU at the end are not reported"
-# the workload's processes: it and its child
-pids="$wpid $(sed -n 's/^fkwork-child-\([0-9]*\)\/[0-9]*;.*/\1/p' "$T/all.folded" | sort -u)"
+# the workload's processes: it and its child (found before recording; a
+# system-wide recording may also hold other runs' workloads)
+pids="$wpid $c"
 [ "$(echo $pids | wc -w)" -eq 2 ] || { fail "cannot find the workload's two processes (got '$pids')"; exit 1; }
 # The plugin counts the waits still open at the end up to the last sample;
 # timehist does not count them: take them off, per thread, from the text.
