@@ -88,8 +88,10 @@ static GRegex *compile(const char *pattern, GRegexCompileFlags cf, GError **err)
 	GRegex *re = g_regex_new(pattern, cf, 0, &e);
 
 	if (!re) {
-		fk_error_at(err, FK_ERROR_USAGE, NULL, 0, "bad regex '%s': %s",
-			    pattern, e->message);
+		/* GLib repeats the pattern: keep only "at char N: REASON" */
+		const char *why = strstr(e->message, " at char ");
+		g_set_error(err, FK_ERROR, FK_ERROR_USAGE, "bad regex '%s': %s",
+			    pattern, why ? why + 1 : e->message);
 		g_error_free(e);
 	}
 	return re;
@@ -238,7 +240,9 @@ bool frame_matcher_find(struct frame_matcher *m, const char *stack, size_t len,
 
 	if (m->lit)
 		return find_literal(m, stack, len, hit);
-	if (!m->re_lines)
+	/* PCRE's multiline ^ does not match after a '\n' that ends the
+	 * subject, so an empty last frame is tested on its own */
+	if (!m->re_lines || (len && stack[len - 1] == ';'))
 		return find_by_frame(m, stack, len, hit);
 
 	g_string_set_size(m->scratch, len);
@@ -303,7 +307,7 @@ struct kfolder *kfolder_new(const struct kfold_opts *o, GError **err)
 	k->out = g_string_new(NULL);
 	for (size_t i = 0; i < o->nrules; i++) {
 		if (!o->rules[i].name || !*o->rules[i].name || strchr(o->rules[i].name, ';')) {
-			fk_error_at(err, FK_ERROR_USAGE, NULL, 0,
+			g_set_error(err, FK_ERROR, FK_ERROR_USAGE,
 				    "bad name '%s' for '%s': it must be non-empty, without ';'",
 				    o->rules[i].name ? o->rules[i].name : "",
 				    o->rules[i].regex);
