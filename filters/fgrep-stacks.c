@@ -78,7 +78,7 @@ int main(int argc, char **argv)
 	GError *err = NULL;
 
 	tool_init("fgrep-stacks");
-	tool_parse(&argc, &argv, "[OPTION…] PATTERN [FILE…]",
+	tool_parse(&argc, &argv, "PATTERN [FILE…]",
 		   "Keep the folded stacks in which a frame matches PATTERN.",
 		   description, entries);
 	if (argc < 2)

@@ -90,7 +90,7 @@ int main(int argc, char **argv)
 	long omitted;
 
 	tool_init("fold-diff");
-	tool_parse(&argc, &argv, "[OPTION…] FOLDED1 FOLDED2",
+	tool_parse(&argc, &argv, "FOLDED1 FOLDED2",
 		   "Compare two folded profiles stack by stack.", description, entries);
 	if (argc != 3)
 		tool_usage_error("expected two files, FOLDED1 and FOLDED2");

@@ -73,7 +73,7 @@ int main(int argc, char **argv)
 
 	tool_init("kfold");
 	opts.rules = g_array_new(FALSE, TRUE, sizeof(struct kfold_rule));
-	tool_parse(&argc, &argv, "[OPTION…] [FILE…]",
+	tool_parse(&argc, &argv, "[FILE…]",
 		   "Fold runs of kernel and other frames in folded stacks.",
 		   description, entries);
 	for (guint i = 0; i < opts.rules->len; i++)
