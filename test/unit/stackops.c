@@ -128,8 +128,11 @@ static void test_matcher_random(void)
 	static const char *pats[] = {
 		"ab", "a.b", "^a", "b$", "^$", "a|b$", "[^a]b", "\\bab", "a\\Wb", "(a|;)b",
 		"a\\s*b", "^.{2}$", "b\\n?a", "\\d", "(?<=a)b", "a(?=b)", "(?s)a.b", "\\Aa",
-		NULL };
-	static const char alphabet[] = "ab;;-1 ";
+		/* with a required literal, checked with memmem first */
+		"ab+a", "(ba)?ab", "[ab]ba", "[[:alpha:]]1", "a\\-b*", "b1{2}", "\\bab\\b",
+		"(a)b1", "a b", "[^;]ab", "a\\]?b", "a{1,2}b", "b*ab", "[a-b]{2}1", "\\d+a",
+		"(ab)+", "a(b)?1", "a{b", NULL };
+	static const char alphabet[] = "ab;;-1 ]";
 	GRand *rnd = g_rand_new_with_seed(42);
 	char stack[24];
 
@@ -137,9 +140,14 @@ static void test_matcher_random(void)
 		for (unsigned flags = 0; flags < 8; flags += 2) {	/* not FIXED */
 			struct frame_matcher *m = frame_matcher_new(pats[p], flags, NULL);
 			struct frame_vec fv = { 0 };
+			/* the truth: GRegex alone on each frame */
+			char *w = g_strdup_printf(flags & FRAME_MATCH_WHOLE ? "\\A(?:%s)\\z" : "%s", pats[p]);
+			GRegex *re = g_regex_new(w, G_REGEX_RAW | G_REGEX_NEWLINE_LF |
+						 (flags & FRAME_MATCH_ICASE ? G_REGEX_CASELESS : 0), 0, NULL);
 
-			CHECK(m != NULL);
-			for (int iter = 0; m && iter < 2000; iter++) {
+			g_free(w);
+			CHECK(m != NULL && re != NULL);
+			for (int iter = 0; m && re && iter < 2000; iter++) {
 				int n = g_rand_int_range(rnd, 0, (int)sizeof(stack));
 				struct frame hit;
 				const char *want = NULL;
@@ -153,8 +161,17 @@ static void test_matcher_random(void)
 							stack[i] = 'A';
 				frame_vec_split(&fv, stack, (size_t)n);
 				for (size_t i = 0; i < fv.n && !want; i++)
-					if (frame_matcher_test(m, fv.v[i].s, fv.v[i].len))
+					if (g_regex_match_full(re, fv.v[i].s, (gssize)fv.v[i].len,
+							       0, 0, NULL, NULL))
 						want = fv.v[i].s;
+				for (size_t i = 0; i < fv.n; i++)
+					if (frame_matcher_test(m, fv.v[i].s, fv.v[i].len) !=
+					    g_regex_match_full(re, fv.v[i].s, (gssize)fv.v[i].len,
+							       0, 0, NULL, NULL)) {
+						fprintf(stderr, "random: pattern '%s' flags %u: test differs on frame '%.*s'\n",
+							pats[p], flags, (int)fv.v[i].len, fv.v[i].s);
+						failures++;
+					}
 				got = frame_matcher_find(m, stack, (size_t)n, &hit);
 				if (got != (want != NULL) || (got && hit.s != want)) {
 					fprintf(stderr, "random: pattern '%s' flags %u stack '%.*s': "
@@ -167,7 +184,51 @@ static void test_matcher_random(void)
 			}
 			frame_vec_release(&fv);
 			frame_matcher_free(m);
+			if (re)
+				g_regex_unref(re);
 		}
+	g_rand_free(rnd);
+}
+
+/* Fixed strings of every length against glibc's memmem, frame by frame,
+ * on stacks long enough to use the 16-byte search. */
+static void test_fixed_random(void)
+{
+	static const char alphabet[] = "ab;-";
+	GRand *rnd = g_rand_new_with_seed(7);
+	char stack[80], needle[20];
+	struct frame_vec fv = { 0 };
+
+	for (int iter = 0; iter < 20000; iter++) {
+		int n = g_rand_int_range(rnd, 0, (int)sizeof(stack));
+		int nl = g_rand_int_range(rnd, 1, (int)sizeof(needle));
+		unsigned flags = FRAME_MATCH_FIXED | (iter & 1 ? FRAME_MATCH_WHOLE : 0);
+		const char *want = NULL;
+		struct frame hit;
+		bool got;
+
+		for (int i = 0; i < n; i++)
+			stack[i] = alphabet[g_rand_int_range(rnd, 0, 4)];
+		for (int i = 0; i < nl; i++)	/* no ';': it could never match */
+			needle[i] = alphabet[g_rand_int_range(rnd, 0, 2) * 3];
+		needle[nl] = '\0';
+		frame_vec_split(&fv, stack, (size_t)n);
+		for (size_t i = 0; i < fv.n && !want; i++)
+			if (flags & FRAME_MATCH_WHOLE ? fv.v[i].len == (size_t)nl &&
+			    memcmp(fv.v[i].s, needle, (size_t)nl) == 0
+			    : memmem(fv.v[i].s, fv.v[i].len, needle, (size_t)nl) != NULL)
+				want = fv.v[i].s;
+		struct frame_matcher *m = frame_matcher_new(needle, flags, NULL);
+		got = frame_matcher_find(m, stack, (size_t)n, &hit);
+		frame_matcher_free(m);
+		if (got != (want != NULL) || (got && hit.s != want)) {
+			fprintf(stderr, "fixed: '%s' in '%.*s': got %d, want %d\n", needle, n, stack,
+				got ? (int)(hit.s - stack) : -1, want ? (int)(want - stack) : -1);
+			failures++;
+			break;
+		}
+	}
+	frame_vec_release(&fv);
 	g_rand_free(rnd);
 }
 
@@ -335,6 +396,7 @@ int main(void)
 	test_split();
 	test_matcher();
 	test_matcher_random();
+	test_fixed_random();
 	test_kfold();
 	test_filter();
 	test_hex();
