@@ -5,26 +5,20 @@
 #include "folddiff.h"
 #include "stackops.h"
 
-#include <stdio.h>
+#include "check.h"
+
 #include <stdlib.h>
-#include <string.h>
 
-static int failures;
-
-#define CHECK(cond) do { if (!(cond)) { \
-	fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-	failures++; } } while (0)
-
-static void check_str(int line, const char *what, const char *got, size_t n,
-		      const char *want)
+static void check_slice(int line, const char *what, const char *got, size_t n,
+			const char *want)
 {
 	if (strlen(want) != n || memcmp(got, want, n) != 0) {
 		fprintf(stderr, "%s:%d: %s: got '%.*s', want '%s'\n", __FILE__, line,
 			what, (int)n, got, want);
-		failures++;
+		check_failures++;
 	}
 }
-#define CHECK_STR(what, got, n, want) check_str(__LINE__, what, got, n, want)
+#define CHECK_SLICE(what, got, n, want) check_slice(__LINE__, what, got, n, want)
 
 static void test_split(void)
 {
@@ -32,7 +26,7 @@ static void test_split(void)
 
 	frame_vec_split(&fv, "a;bc;;d", 7);
 	CHECK(fv.n == 4);
-	CHECK_STR("frame 1", fv.v[1].s, fv.v[1].len, "bc");
+	CHECK_SLICE("frame 1", fv.v[1].s, fv.v[1].len, "bc");
 	CHECK(fv.v[2].len == 0);
 	frame_vec_split(&fv, "", 0);
 	CHECK(fv.n == 1 && fv.v[0].len == 0);
@@ -42,7 +36,7 @@ static void test_split(void)
 		g_string_append_printf(s, ";f%d", i);
 	frame_vec_split(&fv, s->str, s->len);
 	CHECK(fv.n == 300);
-	CHECK_STR("frame 299", fv.v[299].s, fv.v[299].len, "f299");
+	CHECK_SLICE("frame 299", fv.v[299].s, fv.v[299].len, "f299");
 	g_string_free(s, TRUE);
 	frame_vec_release(&fv);
 }
@@ -70,7 +64,7 @@ static const char *find(const char *pattern, unsigned flags, const char *stack)
 
 #define CHECK_FIND(pat, flags, stack, want) do { const char *g_ = find(pat, flags, stack); \
 	if (strcmp(g_, want) != 0) { fprintf(stderr, "%s:%d: find('%s', %d, '%s'): got '%s', want '%s'\n", \
-		__FILE__, __LINE__, pat, flags, stack, g_, want); failures++; } } while (0)
+		__FILE__, __LINE__, pat, flags, stack, g_, want); check_failures++; } } while (0)
 
 static void test_matcher(void)
 {
@@ -170,7 +164,7 @@ static void test_matcher_random(void)
 							       0, 0, NULL, NULL)) {
 						fprintf(stderr, "random: pattern '%s' flags %u: test differs on frame '%.*s'\n",
 							pats[p], flags, (int)fv.v[i].len, fv.v[i].s);
-						failures++;
+						check_failures++;
 					}
 				got = frame_matcher_find(m, stack, (size_t)n, &hit);
 				if (got != (want != NULL) || (got && hit.s != want)) {
@@ -178,7 +172,7 @@ static void test_matcher_random(void)
 						"find %s at %d, frame by frame %s at %d\n", pats[p], flags,
 						n, stack, got ? "matches" : "fails", got ? (int)(hit.s - stack) : -1,
 						want ? "matches" : "fails", want ? (int)(want - stack) : -1);
-					failures++;
+					check_failures++;
 					break;
 				}
 			}
@@ -224,7 +218,7 @@ static void test_fixed_random(void)
 		if (got != (want != NULL) || (got && hit.s != want)) {
 			fprintf(stderr, "fixed: '%s' in '%.*s': got %d, want %d\n", needle, n, stack,
 				got ? (int)(hit.s - stack) : -1, want ? (int)(want - stack) : -1);
-			failures++;
+			check_failures++;
 			break;
 		}
 	}
@@ -246,7 +240,7 @@ static const char *kfold(const struct kfold_opts *o, const char *stack)
 
 #define CHECK_KFOLD(o, in, want) do { const char *g_ = kfold(o, in); \
 	if (strcmp(g_, want) != 0) { fprintf(stderr, "%s:%d: kfold('%s'): got '%s', want '%s'\n", \
-		__FILE__, __LINE__, in, g_, want); failures++; } } while (0)
+		__FILE__, __LINE__, in, g_, want); check_failures++; } } while (0)
 
 #define KK "[[kernel.kallsyms]]"
 
@@ -320,7 +314,7 @@ static const char *filter(const struct stack_filter_opts *o, const char *stack)
 
 #define CHECK_FILTER(o, in, want) do { const char *g_ = filter(o, in); \
 	if (strcmp(g_, want) != 0) { fprintf(stderr, "%s:%d: filter('%s'): got '%s', want '%s'\n", \
-		__FILE__, __LINE__, in, g_, want); failures++; } } while (0)
+		__FILE__, __LINE__, in, g_, want); check_failures++; } } while (0)
 
 static void test_filter(void)
 {
@@ -364,9 +358,9 @@ static void test_hex(void)
 	const char *in = "a;[lib 0x7f12ab];0x;0xg;00x1F:0x0x12";
 	const char *s = stack_strip_hex(in, strlen(in), buf, &n);
 
-	CHECK_STR("strip", s, n, "a;[lib 0x...];0x;0xg;00x...:0x...x12");
+	CHECK_SLICE("strip", s, n, "a;[lib 0x...];0x;0xg;00x...:0x...x12");
 	s = stack_strip_hex("a;0x", 4, buf, &n);
-	CHECK_STR("strip none", s, n, "a;0x");
+	CHECK_SLICE("strip none", s, n, "a;0x");
 	g_string_free(buf, TRUE);
 }
 
@@ -401,7 +395,5 @@ int main(void)
 	test_filter();
 	test_hex();
 	test_diff_math();
-	if (failures)
-		fprintf(stderr, "%d checks failed\n", failures);
-	return failures ? 1 : 0;
+	return CHECK_DONE();
 }
