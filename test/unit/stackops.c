@@ -385,6 +385,34 @@ static void test_diff_math(void)
 	CHECK(fold_diff_percent(0, 0) == 0);
 }
 
+/* fold_table_sorted() skips sorting input that is sorted already; both
+ * paths must give bytewise order, shorter first on a common prefix. */
+static void test_table_order(void)
+{
+	static const char *sorted[] = { "a", "a;b", "a;b;c", "a;c", "b", NULL };
+	for (int late = 0; late < 2; late++) {
+		struct fold_table *t = fold_table_new();
+		struct fold_entry **v;
+		size_t n;
+
+		for (int i = 0; sorted[i]; i++)
+			fold_table_add(t, sorted[i], strlen(sorted[i]), FK_COUNT_ONE);
+		if (late)	/* one stack out of order, at the end */
+			fold_table_add(t, "a;a", 3, FK_COUNT_ONE);
+		v = fold_table_sorted(t, &n);
+		CHECK(n == (size_t)(5 + late));
+		for (size_t i = 1; i < n; i++) {
+			size_t m = v[i - 1]->len < v[i]->len ? v[i - 1]->len : v[i]->len;
+			int c = memcmp(v[i - 1]->stack, v[i]->stack, m);
+			CHECK(c < 0 || (c == 0 && v[i - 1]->len < v[i]->len));
+		}
+		if (late)
+			CHECK(strcmp(v[1]->stack, "a;a") == 0);
+		g_free(v);
+		fold_table_free(t);
+	}
+}
+
 int main(void)
 {
 	test_split();
@@ -395,5 +423,6 @@ int main(void)
 	test_filter();
 	test_hex();
 	test_diff_math();
+	test_table_order();
 	return CHECK_DONE();
 }
