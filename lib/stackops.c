@@ -506,9 +506,10 @@ static enum kclass classify(struct kfolder *k, const struct frame *f,
 	return K_KEEP;
 }
 
-static void put(GString *out, const char *s, size_t len)
+/* Appends a frame; *n counts them, so that empty frames keep their place. */
+static void put(GString *out, size_t *n, const char *s, size_t len)
 {
-	if (out->len)
+	if ((*n)++)
 		g_string_append_c(out, ';');
 	g_string_append_len(out, s, (gssize)len);
 }
@@ -518,6 +519,7 @@ const char *kfolder_apply(struct kfolder *k, const char *stack, size_t len,
 {
 	const char *run = NULL;	/* the name of the run being folded */
 	bool entry_only = false;	/* run printed as its entry frame so far */
+	size_t n = 0;
 
 	*outlen = len;
 	if (!kfold_candidate(k, stack, len))
@@ -532,22 +534,22 @@ const char *kfolder_apply(struct kfolder *k, const char *stack, size_t len,
 		if (c == K_DROP)
 			continue;	/* runs join across dropped frames */
 		if (c == K_KEEP) {
-			put(k->out, f->s, f->len);
+			put(k->out, &n, f->s, f->len);
 			run = NULL;
 			continue;
 		}
 		if (run && strcmp(run, name) == 0) {
 			if (entry_only)
-				put(k->out, name, strlen(name));
+				put(k->out, &n, name, strlen(name));
 			entry_only = false;
 			continue;
 		}
 		run = name;
 		entry_only = c == K_NAMED_KERNEL && k->o.keep_entry;
 		if (entry_only)
-			put(k->out, f->s, f->len);
+			put(k->out, &n, f->s, f->len);
 		else
-			put(k->out, name, strlen(name));
+			put(k->out, &n, name, strlen(name));
 	}
 	if (k->out->len == 0)
 		g_string_append(k->out, "[kernel]");
@@ -617,7 +619,7 @@ static const char *exclude_frames(struct stack_filter *f, const char *s,
 				  size_t *len)
 {
 	struct frame hit;
-	size_t i;
+	size_t i, n = 0;
 
 	for (i = 0; i < f->nex; i++)
 		if (frame_matcher_find(f->ex[i], s, *len, &hit))
@@ -628,7 +630,7 @@ static const char *exclude_frames(struct stack_filter *f, const char *s,
 	g_string_truncate(f->out, 0);
 	for (i = 0; i < f->fv.n; i++)
 		if (!excluded(f, &f->fv.v[i]))
-			put(f->out, f->fv.v[i].s, f->fv.v[i].len);
+			put(f->out, &n, f->fv.v[i].s, f->fv.v[i].len);
 	if (f->out->len == 0)
 		g_string_append(f->out, "[excluded]");
 	*len = f->out->len;
@@ -672,6 +674,10 @@ bool stack_filter_apply(struct stack_filter *f, const char *stack, size_t len,
 		*outlen = len - (size_t)(hit.s - s);
 	} else if (f->view == VIEW_CALLERS) {
 		*outlen = (size_t)(hit.s - s) + hit.len;
+	}
+	if (*outlen == 0) {	/* cut at an empty frame: not a stack */
+		*out = "[empty]";
+		*outlen = 7;
 	}
 	return true;
 }

@@ -152,8 +152,9 @@ void stack_filter_free(struct stack_filter *f);
 /*
  * Applies excludes, then the match.  Returns true if the stack is kept,
  * with *out and *outlen the stack to keep (the input itself when unchanged; a
- * stack whose every frame is excluded becomes "[excluded]").  The match
- * and the focus/callers cut use the first (outermost) matching frame.
+ * stack whose every frame is excluded becomes "[excluded]", and a cut
+ * that leaves only an empty frame "[empty]").  The match and the
+ * focus/callers cut use the first (outermost) matching frame.
  */
 bool stack_filter_apply(struct stack_filter *f, const char *stack, size_t len,
 			const char **out, size_t *outlen);

@@ -265,6 +265,7 @@ static void test_kfold(void)
 	CHECK_KFOLD(&def, "p;[kernel];" KK, "p;[kernel]");
 	CHECK_KFOLD(&def, "p;sys_read_[k];" KK, "p;sys_read_[k];[kernel]");
 	CHECK_KFOLD(&def, "p;[[kernel.kallsyms]]x", "p;[[kernel.kallsyms]]x (same)");
+	CHECK_KFOLD(&def, ";" KK ";;" KK, ";[kernel];;[kernel]");
 	/* --kernel, --keep-entry */
 	CHECK_KFOLD(&kern, "p;write;entry_SYSCALL_64_[k];do_syscall_64_[k];" KK "_[k]",
 		    "p;write;[kernel]");
@@ -345,6 +346,13 @@ static void test_filter(void)
 	CHECK_FILTER(&exc, "p;[unknown];wrapper;c", "(dropped)");
 	CHECK_FILTER(&exc, "[unknown];wrap", "(dropped)");
 	CHECK_FILTER(&exc_callers, "p;wrap;[unknown];lock;x", "p;lock");
+	/* empty frames keep their place; a cut to nothing is no stack */
+	CHECK_FILTER(&exc, ";[unknown];b", ";b");
+	{
+		struct stack_filter_opts empty = { .pattern = "^$", .view = VIEW_FOCUS };
+		CHECK_FILTER(&empty, "a;", "[empty]");
+		CHECK_FILTER(&empty, "a;;b", ";b");
+	}
 	{
 		struct stack_filter_opts all = { .pattern = "excluded", .exclude = ex, .nexclude = 2 };
 		CHECK_FILTER(&all, "[unknown];wrap", "[excluded]");
