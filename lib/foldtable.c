@@ -3,7 +3,9 @@
 #include "error.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /*
  * Open addressing with linear probing over an array of slots that hold the
@@ -13,6 +15,13 @@
  */
 
 #define ARENA_CHUNK (1u << 20)
+/* Past HUGE_AFTER chunks, stack bytes go in 2 MiB chunks aligned for
+ * transparent huge pages: a table of distinct stacks holds about as many
+ * bytes as its input, and faulting them in 4 KiB at a time cost a fifth
+ * of a filter's time.  Small tables keep small chunks, whose pages are
+ * only touched as they fill. */
+#define HUGE_CHUNK (2u << 20)
+#define HUGE_AFTER 4
 #define ENTRY_BLOCK 4096
 
 struct slot {
@@ -88,7 +97,7 @@ struct fold_table *fold_table_new(void)
 	t->mask = 1023;
 	t->slots = g_new0(struct slot, t->mask + 1);
 	t->blocks = g_ptr_array_new_with_free_func(g_free);
-	t->chunks = g_ptr_array_new_with_free_func(g_free);
+	t->chunks = g_ptr_array_new_with_free_func(free);	/* posix_memalign */
 	t->block_used = ENTRY_BLOCK;
 	return t;
 }
@@ -108,14 +117,23 @@ static char *arena_copy(struct fold_table *t, const char *s, size_t len)
 	char *p;
 
 	if (len + 1 > t->arena_left) {
-		size_t sz = len + 1 > ARENA_CHUNK / 4 ? len + 1 : ARENA_CHUNK;
-		p = g_malloc(sz);
-		g_ptr_array_add(t->chunks, p);
-		if (sz != ARENA_CHUNK) {	/* a big key gets a chunk of its own */
+		size_t sz = ARENA_CHUNK;
+
+		if (len + 1 > ARENA_CHUNK / 4) {	/* a big key gets a chunk of its own */
+			p = g_malloc(len + 1);
+			g_ptr_array_add(t->chunks, p);
 			memcpy(p, s, len);
 			p[len] = '\0';
 			return p;
 		}
+		if (t->chunks->len >= HUGE_AFTER &&
+		    posix_memalign((void **)&p, HUGE_CHUNK, HUGE_CHUNK) == 0) {
+			sz = HUGE_CHUNK;
+			(void)madvise(p, sz, MADV_HUGEPAGE);	/* a hint only */
+		} else {
+			p = g_malloc(sz);
+		}
+		g_ptr_array_add(t->chunks, p);
 		t->arena = p;
 		t->arena_left = sz;
 	}
@@ -245,7 +263,6 @@ static void collect(struct fold_entry *e, void *data)
 struct fold_entry **fold_table_sorted(const struct fold_table *t, size_t *n)
 {
 	struct fold_entry **v = g_new(struct fold_entry *, t->n + 1), **p = v;
-
 	size_t i = 1;
 
 	fold_table_foreach(t, collect, &p);
