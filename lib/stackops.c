@@ -81,6 +81,7 @@ struct frame_matcher {
 	unsigned flags;
 	char *lit;		/* fixed-string needle (lowercased for ICASE) */
 	size_t litlen;
+	bool at_start, at_end;	/* lit must begin / end the frame */
 	GRegex *re;		/* one frame is the whole subject */
 	GRegex *re_lines;	/* the stack with ';' as '\n'; NULL if unsafe */
 	char *req;		/* a string every match contains, or NULL */
@@ -222,17 +223,34 @@ struct frame_matcher *frame_matcher_new(const char *pattern, unsigned flags,
 {
 	struct frame_matcher *m = g_new0(struct frame_matcher, 1);
 	GRegexCompileFlags cf = G_REGEX_RAW | G_REGEX_OPTIMIZE | G_REGEX_NEWLINE_LF;
-	char *lit = flags & FRAME_MATCH_FIXED ? g_strdup(pattern)
-					      : regex_as_literal(pattern);
+	char *lit = NULL;
 
 	m->flags = flags;
 	m->scratch = g_string_new(NULL);
+	if (flags & FRAME_MATCH_FIXED) {
+		lit = g_strdup(pattern);
+	} else {
+		/* "^lit", "lit$", "^lit$": a prefix, suffix or equality test */
+		size_t n = strlen(pattern), bs = 0;
+		char *mid;
+
+		m->at_start = pattern[0] == '^';
+		while (n >= 2 + bs + m->at_start && pattern[n - 2 - bs] == '\\')
+			bs++;		/* backslashes before the last character */
+		m->at_end = n > (size_t)m->at_start && pattern[n - 1] == '$' && bs % 2 == 0;
+		mid = g_strndup(pattern + m->at_start, n - m->at_start - m->at_end);
+		lit = regex_as_literal(mid);
+		g_free(mid);
+	}
+	if (flags & FRAME_MATCH_WHOLE)
+		m->at_start = m->at_end = true;
 	if (lit) {
 		m->litlen = strlen(lit);
 		m->lit = flags & FRAME_MATCH_ICASE ? g_ascii_strdown(lit, -1) : g_strdup(lit);
 		g_free(lit);
 		return m;
 	}
+	m->at_start = m->at_end = false;
 	if (flags & FRAME_MATCH_ICASE)
 		cf |= G_REGEX_CASELESS;
 	/* the pattern alone first, so its errors name the user's pattern */
@@ -284,14 +302,20 @@ static const char *lowered(struct frame_matcher *m, const char *s, size_t len)
 	return m->scratch->str;
 }
 
+static bool lit_equal(const struct frame_matcher *m, const char *s)
+{
+	return m->flags & FRAME_MATCH_ICASE ? g_ascii_strncasecmp(s, m->lit, m->litlen) == 0
+					    : memcmp(s, m->lit, m->litlen) == 0;
+}
+
 bool frame_matcher_test(struct frame_matcher *m, const char *s, size_t len)
 {
 	if (m->lit) {
-		if (m->flags & FRAME_MATCH_WHOLE)
-			return len == m->litlen &&
-			       (m->flags & FRAME_MATCH_ICASE
-				? g_ascii_strncasecmp(s, m->lit, len) == 0
-				: memcmp(s, m->lit, len) == 0);
+		if (m->at_start && m->at_end)
+			return len == m->litlen && lit_equal(m, s);
+		if (m->at_start || m->at_end)
+			return len >= m->litlen &&
+			       lit_equal(m, m->at_start ? s : s + len - m->litlen);
 		if (m->flags & FRAME_MATCH_ICASE)
 			s = lowered(m, s, len);
 		return find_bytes(s, len, m->lit, m->litlen) != NULL;
@@ -344,13 +368,16 @@ static bool find_literal(struct frame_matcher *m, const char *stack, size_t len,
 	if (m->flags & FRAME_MATCH_ICASE)
 		hay = lowered(m, stack, len);
 	while (pos < len && (p = find_bytes(hay + pos, len - pos, m->lit, m->litlen))) {
-		size_t off = (size_t)(p - hay);
+		size_t off = (size_t)(p - hay), start;
+
 		frame_at(hay, len, off, ';', hit);
-		if (!(m->flags & FRAME_MATCH_WHOLE) || hit->len == m->litlen) {
-			hit->s = stack + (hit->s - hay);
+		start = (size_t)(hit->s - hay);
+		if ((!m->at_start || off == start) &&
+		    (!m->at_end || off + m->litlen == start + hit->len)) {
+			hit->s = stack + start;
 			return true;
 		}
-		pos = (size_t)(hit->s - hay) + hit->len + 1;	/* next frame */
+		pos = off + 1;
 	}
 	return false;
 }

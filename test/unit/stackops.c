@@ -125,8 +125,11 @@ static void test_matcher_random(void)
 		/* with a required literal, checked with memmem first */
 		"ab+a", "(ba)?ab", "[ab]ba", "[[:alpha:]]1", "a\\-b*", "b1{2}", "\\bab\\b",
 		"(a)b1", "a b", "[^;]ab", "a\\]?b", "a{1,2}b", "b*ab", "[a-b]{2}1", "\\d+a",
-		"(ab)+", "a(b)?1", "a{b", NULL };
-	static const char alphabet[] = "ab;;-1 ]";
+		"(ab)+", "a(b)?1", "a{b",
+		/* anchored literals: prefix, suffix and equality tests */
+		"^ab", "ab$", "^a b$", "^$", "^", "$", "a\\$", "a\\\\$", "\\^a", "^\\]", "]$",
+		NULL };
+	static const char alphabet[] = "ab;;-1 ]$\\";
 	GRand *rnd = g_rand_new_with_seed(42);
 	char stack[24];
 
