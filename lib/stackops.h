@@ -66,9 +66,12 @@ enum {
 struct frame_matcher;
 
 /*
- * Compiles pattern once (a PCRE regex unless FRAME_MATCH_FIXED; a regex
+ * Compiles pattern once (a PCRE regex unless FRAME_MATCH_FIXED).  A regex
  * without metacharacters, or with only backslash-escaped punctuation such
- * as "\[unknown\]", is matched as a fixed string, which is much faster).
+ * as "\[unknown\]", optionally anchored ("^std::", "_\[k\]$"), is matched
+ * as a fixed string, prefix or suffix, much faster; other regexes are
+ * first ruled out by a literal every match must contain, when they have
+ * one.
  * Returns NULL and sets *err (FK_ERROR_USAGE, "bad regex 'P': REASON") for
  * a bad regex.  Free with frame_matcher_free().
  */
