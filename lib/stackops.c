@@ -429,6 +429,8 @@ static bool equals(const char *s, size_t len, const char *lit)
 
 bool frame_is_kernel_placeholder(const char *s, size_t len)
 {
+	if (len < 8 || s[0] != '[')	/* most frames: a name */
+		return false;
 	if (ends_with(s, len, "_[k]", 4))
 		len -= 4;
 	return equals(s, len, "[[kernel.kallsyms]]") ||
@@ -500,9 +502,9 @@ static bool kfold_candidate(struct kfolder *k, const char *s, size_t len)
 	struct frame hit;
 	bool kern = k->o.kernel || k->o.drop_kernel;
 
-	if ((k->o.placeholders || kern) && find_bytes(s, len, "[kernel", 7))
-		return true;
 	if (kern && find_bytes(s, len, "_[k]", 4))
+		return true;
+	if ((k->o.placeholders || kern) && find_bytes(s, len, "[kernel", 7))
 		return true;
 	if (k->o.unknown && find_bytes(s, len, "[unknown]", 9))
 		return true;
@@ -533,12 +535,27 @@ static enum kclass classify(struct kfolder *k, const struct frame *f,
 	return K_KEEP;
 }
 
-/* Appends a frame; *n counts them, so that empty frames keep their place. */
-static void put(GString *out, size_t *n, const char *s, size_t len)
+/*
+ * Appends a frame; *n counts them, so that empty frames keep their place.
+ * Writes into the GString's buffer directly: g_string_append_len() is a
+ * general insertion, and this runs for every frame of a changed stack.
+ */
+static inline void put(GString *out, size_t *n, const char *s, size_t len)
 {
+	size_t at = out->len;
+	char *p;
+
+	if (at + len + 2 > out->allocated_len) {
+		g_string_set_size(out, (at + len + 2) * 2);
+		g_string_truncate(out, at);
+	}
+	p = out->str + at;
 	if ((*n)++)
-		g_string_append_c(out, ';');
-	g_string_append_len(out, s, (gssize)len);
+		*p++ = ';';
+	memcpy(p, s, len);
+	p += len;
+	*p = '\0';
+	out->len = (size_t)(p - out->str);
 }
 
 const char *kfolder_apply(struct kfolder *k, const char *stack, size_t len,
@@ -565,7 +582,7 @@ const char *kfolder_apply(struct kfolder *k, const char *stack, size_t len,
 			run = NULL;
 			continue;
 		}
-		if (run && strcmp(run, name) == 0) {
+		if (run && (run == name || strcmp(run, name) == 0)) {
 			if (entry_only)
 				put(k->out, &n, name, strlen(name));
 			entry_only = false;
