@@ -48,24 +48,46 @@ static const char *find_bytes(const char *h, size_t hl, const char *n, size_t nl
 	return NULL;
 }
 
+static inline void frame_vec_push(struct frame_vec *fv, const char *s, size_t len)
+{
+	if (fv->n == fv->cap) {
+		fv->cap = fv->cap ? fv->cap * 2 : 64;
+		fv->v = g_renew(struct frame, fv->v, fv->cap);
+	}
+	fv->v[fv->n].s = s;
+	fv->v[fv->n].len = len;
+	fv->n++;
+}
+
+/* Frames are short (10-30 bytes), so one memchr() call per frame costs
+ * more in calls than in scanning: find every ';' 16 bytes at a time. */
 void frame_vec_split(struct frame_vec *fv, const char *stack, size_t len)
 {
-	const char *p = stack, *end = stack + len, *semi;
+	size_t start = 0, i = 0;
 
 	fv->n = 0;
-	for (;;) {
-		if (fv->n == fv->cap) {
-			fv->cap = fv->cap ? fv->cap * 2 : 64;
-			fv->v = g_renew(struct frame, fv->v, fv->cap);
+#ifdef __SSE2__
+	{
+		const __m128i semi = _mm_set1_epi8(';');
+
+		for (; i + 16 <= len; i += 16) {
+			unsigned mask = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
+				_mm_loadu_si128((const __m128i *)(const void *)(stack + i)), semi));
+
+			for (; mask; mask &= mask - 1) {
+				size_t at = i + (size_t)__builtin_ctz(mask);
+				frame_vec_push(fv, stack + start, at - start);
+				start = at + 1;
+			}
 		}
-		semi = memchr(p, ';', (size_t)(end - p));
-		fv->v[fv->n].s = p;
-		fv->v[fv->n].len = (size_t)((semi ? semi : end) - p);
-		fv->n++;
-		if (!semi)
-			break;
-		p = semi + 1;
 	}
+#endif
+	for (; i < len; i++)
+		if (stack[i] == ';') {
+			frame_vec_push(fv, stack + start, i - start);
+			start = i + 1;
+		}
+	frame_vec_push(fv, stack + start, len - start);
 }
 
 void frame_vec_release(struct frame_vec *fv)
