@@ -1,8 +1,8 @@
 /*
  * stackops.h - operations on one folded stack ("root;caller;leaf"): split
  * it into frames, match frames against a pattern, fold runs of frames,
- * drop frames, cut the stack at a frame.  Shared by kfold, fgrep-stacks,
- * fold-diff, the fuzzers and the perf plugin.
+ * drop frames, cut the stack at a frame.  Used by kfold, fgrep-stacks and
+ * fold-diff, and meant for the fuzzers and the perf plugin as well.
  *
  *	GError *err = NULL;
  *	struct frame_matcher *m = frame_matcher_new("mutex_lock", 0, &err);
@@ -15,7 +15,7 @@
  *	struct kfolder *k = kfolder_new(&ko, &err);
  *	size_t n;
  *	const char *s = kfolder_apply(k, "p;[[kernel.kallsyms]];"
- *	                              "[[kernel.kallsyms]]", 43, &n);
+ *	                              "[[kernel.kallsyms]]", 41, &n);
  *	// s[0..n) is "p;[kernel]"
  *	kfolder_free(k);
  *
