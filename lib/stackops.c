@@ -449,6 +449,13 @@ static bool equals(const char *s, size_t len, const char *lit)
 	return strlen(lit) == len && memcmp(s, lit, len) == 0;
 }
 
+/* "[DSO <ADDRESS>]", as fp-collapse --addrs names an unknown symbol */
+static bool is_addr_placeholder(const char *s, size_t len, const char *prefix,
+				size_t n)
+{
+	return len > n + 2 && memcmp(s, prefix, n) == 0 && ends_with(s, len, ">]", 2);
+}
+
 bool frame_is_kernel_placeholder(const char *s, size_t len)
 {
 	if (len < 8 || s[0] != '[')	/* most frames: a name */
@@ -456,7 +463,8 @@ bool frame_is_kernel_placeholder(const char *s, size_t len)
 	if (ends_with(s, len, "_[k]", 4))
 		len -= 4;
 	return equals(s, len, "[[kernel.kallsyms]]") ||
-	       equals(s, len, "[kernel.kallsyms]") || equals(s, len, "[kernel]");
+	       equals(s, len, "[kernel.kallsyms]") || equals(s, len, "[kernel]") ||
+	       is_addr_placeholder(s, len, "[[kernel.kallsyms] <", 20);
 }
 
 bool frame_is_kernel(const char *s, size_t len)
@@ -528,7 +536,7 @@ static bool kfold_candidate(struct kfolder *k, const char *s, size_t len)
 		return true;
 	if ((k->o.placeholders || kern) && find_bytes(s, len, "[kernel", 7))
 		return true;
-	if (k->o.unknown && find_bytes(s, len, "[unknown]", 9))
+	if (k->o.unknown && find_bytes(s, len, "[unknown", 8))
 		return true;
 	for (size_t i = 0; i < k->o.nrules; i++)
 		if (frame_matcher_find(k->rm[i], s, len, &hit))
@@ -552,7 +560,8 @@ static enum kclass classify(struct kfolder *k, const struct frame *f,
 	if (k->o.placeholders && frame_is_kernel_placeholder(f->s, f->len))
 		return K_NAME;
 	*name = "[unknown]";
-	if (k->o.unknown && equals(f->s, f->len, "[unknown]"))
+	if (k->o.unknown && (equals(f->s, f->len, "[unknown]") ||
+			     is_addr_placeholder(f->s, f->len, "[unknown <", 10)))
 		return K_NAME;
 	return K_KEEP;
 }

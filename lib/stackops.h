@@ -102,7 +102,7 @@ struct kfold_opts {
 	bool placeholders;	/* [[kernel.kallsyms]] runs -> [kernel] */
 	bool kernel;		/* runs of any kernel frame -> [kernel] */
 	bool keep_entry;	/* with kernel: keep each run's first frame */
-	bool unknown;		/* [unknown] runs -> [unknown] */
+	bool unknown;		/* [unknown] (or "[unknown <ADDR>]") runs -> [unknown] */
 	bool drop_kernel;	/* remove kernel frames */
 	const struct kfold_rule *rules;	/* tried first, in order */
 	size_t nrules;
@@ -126,7 +126,8 @@ const char *kfolder_apply(struct kfolder *k, const char *stack, size_t len,
 			  size_t *outlen);
 
 /* True for a kernel frame: "..._[k]", or a placeholder for an unnamed
- * kernel symbol ("[[kernel.kallsyms]]", "[kernel.kallsyms]", "[kernel]"). */
+ * kernel symbol ("[[kernel.kallsyms]]", "[kernel.kallsyms]", "[kernel]",
+ * "[[kernel.kallsyms] <ffffffff8100e06>]" from fp-collapse --addrs). */
 bool frame_is_kernel(const char *s, size_t len);
 bool frame_is_kernel_placeholder(const char *s, size_t len);
 

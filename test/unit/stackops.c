@@ -269,6 +269,12 @@ static void test_kfold(void)
 	CHECK_KFOLD(&def, "p;sys_read_[k];" KK, "p;sys_read_[k];[kernel]");
 	CHECK_KFOLD(&def, "p;[[kernel.kallsyms]]x", "p;[[kernel.kallsyms]]x (same)");
 	CHECK_KFOLD(&def, ";" KK ";;" KK, ";[kernel];;[kernel]");
+	/* fp-collapse --addrs placeholders */
+	CHECK_KFOLD(&def, "p;[[kernel.kallsyms] <ffffffff81000130>];" KK "_[k];"
+		    "[[kernel.kallsyms] <ffffffff81000e06>]_[k];x", "p;[kernel];x");
+	CHECK_KFOLD(&def, "p;[[kernel.kallsyms] <>];[[kernel.kallsyms] x]", "p;[[kernel.kallsyms] <>];[[kernel.kallsyms] x] (same)");
+	CHECK_KFOLD(&unk, "p;[unknown <7ffc1>];[unknown];a", "p;[unknown];a");
+	CHECK_KFOLD(&unk, "p;[unknown <7ffc1>];[unknown <7ffc2>];a", "p;[unknown];a");
 	/* --kernel, --keep-entry */
 	CHECK_KFOLD(&kern, "p;write;entry_SYSCALL_64_[k];do_syscall_64_[k];" KK "_[k]",
 		    "p;write;[kernel]");
