@@ -33,12 +33,13 @@ static const GOptionEntry entries[] = {
 static const char description[] =
 	"Reads folded stacks from each FILE (or standard input, or '-') and prints,\n"
 	"sorted, the stacks in which some frame matches PATTERN (a PCRE regex).\n"
-	"--exclude is applied first; identical results are merged.\n"
+	"--exclude is applied first; identical results are merged.  An empty\n"
+	"PATTERN matches every stack.\n"
 	"\n"
 	"Examples:\n"
 	"  fgrep-stacks --callers pthread_mutex_lock off.folded\n"
 	"  fgrep-stacks -c 'DecodeScheduler::' worker.folded\n"
-	"  fgrep-stacks -v --exclude '\\[unknown\\]' '^$' main.folded | fold2svg > main.svg\n"
+	"  fgrep-stacks --exclude '\\[unknown\\]' '' main.folded | fold2svg > main.svg\n"
 	"\n"
 	"Exit status: 0 success (whether or not a stack matched), 1 unreadable\n"
 	"input or a write error, 2 usage error.  See fgrep-stacks(1).";
