@@ -64,10 +64,9 @@ static bool read_profile(struct fold_table *t, const char *path, int col,
 			continue;
 		}
 		/* difffolded.pl's /^(.*)\s+?(\d+...)$/ keeps all but one of the
-		 * blanks before the count in the stack; the reader trimmed them,
-		 * but they are still in the line, up to the count's first digit */
-		while ((s[n] == ' ' || s[n] == '\t') && (s[n + 1] == ' ' || s[n + 1] == '\t'))
-			n++;
+		 * blanks before the count in the stack */
+		if (fl.gap > 1)
+			n += fl.gap - 1;
 		if (opts.strip_hex)
 			s = stack_strip_hex(s, n, buf, &n);
 		fold_table_add2(t, s, n, col ? 0 : fl.count[0], col ? fl.count[0] : 0);
