@@ -150,6 +150,7 @@ int main(int argc, char **argv)
 	struct svg_opts so = SVG_OPTS_INIT;
 	struct flamegraph *fg;
 	struct skip_log *skips;
+	GPtrArray *readers;
 	struct rand48 rng;
 	struct palette_map *cp = NULL;
 	struct fg_nameattr *na = NULL;
@@ -183,9 +184,11 @@ int main(int argc, char **argv)
 
 	fg = fg_new(&fo);
 	skips = skip_log_new();
+	/* mapped files hold the stacks the graph points to: free them last */
+	readers = g_ptr_array_new_with_free_func((GDestroyNotify)folded_reader_free);
 	for (int i = 1; i < argc || i == 1; i++) {
 		const char *path = i < argc ? argv[i] : "-";
-		struct folded_reader *r = folded_reader_open(path, skips, &err);
+		struct folded_reader *r = folded_reader_open_mapped(path, skips, &err);
 		struct folded_line fl;
 		int rc;
 
@@ -195,17 +198,20 @@ int main(int argc, char **argv)
 			status = FK_EXIT_FAILURE;
 			continue;
 		}
+		void (*add)(struct flamegraph *, const char *, size_t, fk_count,
+			    fk_count, int) = folded_reader_stable(r) ? fg_add_ref : fg_add;
+
 		while ((rc = folded_reader_next(r, &fl, &err)) > 0)
 			/* flamegraph.pl leaves all but one blank before the
 			 * count in the last frame's name */
-			fg_add(fg, fl.stack, fl.len + (fl.gap > 1 ? fl.gap - 1 : 0),
-			       fl.count[0], fl.count[1], fl.ncounts);
+			add(fg, fl.stack, fl.len + (fl.gap > 1 ? fl.gap - 1 : 0),
+			    fl.count[0], fl.count[1], fl.ncounts);
 		if (rc < 0) {
 			tool_warn_error(err);
 			err = NULL;
 			status = FK_EXIT_FAILURE;
 		}
-		folded_reader_free(r);
+		g_ptr_array_add(readers, r);
 	}
 	tool_report_skips(skips, opts.verbose);
 
@@ -229,6 +235,7 @@ int main(int argc, char **argv)
 	}
 	skip_log_free(skips);
 	fg_free(fg);
+	g_ptr_array_free(readers, TRUE);
 	palette_map_free(cp);
 	fg_nameattr_free(na);
 	return tool_finish(status);

@@ -34,11 +34,22 @@ struct skey {
 	struct fold_entry *e;
 };
 
+/* A stack of sorted input: stacks then need no table and no sort. */
+struct sorted {
+	const char *p;
+	size_t len;
+	size_t lcp;		/* bytes in common with the previous stack */
+	fk_count c0, c1;
+};
+
 struct flamegraph {
 	struct fg_opts o;
 	struct fold_table *t;
 	GArray *runs;		/* struct run, flamechart only */
 	GArray *order;		/* struct skey: stacks in first-seen order */
+	GArray *sorted;		/* struct sorted, while the input is sorted */
+	GStringChunk *copies;	/* stacks of sorted input that are not stable */
+	fk_count total1;
 	GString *scratch;	/* a stack being reversed */
 	GString *chain;		/* a stack being rewritten for chain graphs */
 	GStringChunk *names;	/* rewritten stacks: frames point into them */
@@ -73,7 +84,8 @@ struct flamegraph *fg_new(const struct fg_opts *o)
 	if (o->flamechart)
 		fg->runs = g_array_new(FALSE, FALSE, sizeof(struct run));
 	else
-		fg->order = g_array_new(FALSE, FALSE, sizeof(struct skey));
+		fg->sorted = g_array_new(FALSE, FALSE, sizeof(struct sorted));
+	fg->copies = g_string_chunk_new(1 << 20);
 	fg->maxdelta = 1;
 	return fg;
 }
@@ -87,12 +99,33 @@ void fg_free(struct flamegraph *fg)
 		g_array_free(fg->runs, TRUE);
 	if (fg->order)
 		g_array_free(fg->order, TRUE);
+	if (fg->sorted)
+		g_array_free(fg->sorted, TRUE);
+	g_string_chunk_free(fg->copies);
 	if (fg->frames)
 		g_array_free(fg->frames, TRUE);
 	g_string_free(fg->scratch, TRUE);
 	g_string_free(fg->chain, TRUE);
 	g_string_chunk_free(fg->names);
 	g_free(fg);
+}
+
+/* The length of the common prefix of a and b. */
+static size_t common_len(const char *a, size_t alen, const char *b, size_t blen)
+{
+	size_t n = alen < blen ? alen : blen, i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x, y;
+
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			return i + (size_t)(__builtin_ctzll(x ^ y) / 8);
+	}
+	while (i < n && a[i] == b[i])
+		i++;
+	return i;
 }
 
 /* Appends the ';'-separated fields of s in reverse order to out. */
@@ -112,27 +145,15 @@ static void append_reversed(GString *out, const char *s, size_t len)
 	}
 }
 
-void fg_add(struct flamegraph *fg, const char *stack, size_t len,
-	    fk_count c0, fk_count c1, int ncounts)
+/* The table path: any order, equal stacks merged by the table. */
+static void add_to_table(struct flamegraph *fg, const char *stack, size_t len,
+			 fk_count c0, fk_count c1, bool stable)
 {
-	struct fold_entry *e;
-
-	/* A plain line counts the same in both columns: no change. */
-	if (ncounts == 2)
-		fg->differential = true;
-	else
-		c1 = c0;
-	if (fg->o.reverse) {
-		GString *s = fg->scratch;
-
-		g_string_truncate(s, 0);
-		append_reversed(s, stack, len);
-		stack = s->str;
-		len = s->len;
-	}
 	size_t known = fold_table_size(fg->t);
+	struct fold_entry *e = stable
+		? fold_table_add2_ref(fg->t, stack, len, c0, c1)
+		: fold_table_add2(fg->t, stack, len, c0, c1);
 
-	e = fold_table_add2(fg->t, stack, len, c0, c1);
 	if (fg->order && fold_table_size(fg->t) != known) {
 		struct skey k = { e->stack, e->len, e };
 
@@ -150,6 +171,84 @@ void fg_add(struct flamegraph *fg, const char *stack, size_t len,
 			g_array_append_val(fg->runs, r);
 		}
 	}
+}
+
+/*
+ * Sorted input (fp-collapse's) is merged as it comes: a stack equal to the
+ * last one adds to it, a greater one is appended with the length of the
+ * prefix they share, which the flow needs anyway.  The first stack out of
+ * order moves what came so far into the table and the sort.
+ */
+static bool add_sorted(struct flamegraph *fg, const char *stack, size_t len,
+		       fk_count c0, fk_count c1, bool stable)
+{
+	GArray *v = fg->sorted;
+	struct sorted *last = v->len ? &g_array_index(v, struct sorted, v->len - 1)
+				     : NULL;
+	const char *lp = last ? last->p : "";
+	size_t llen = last ? last->len : 0;
+	size_t l = common_len(lp, llen, stack, len);
+
+	if (last && l == len && l == llen) {
+		last->c0 += c0;
+		last->c1 += c1;
+		return true;
+	}
+	if (l < llen && (l == len || (unsigned char)stack[l] < (unsigned char)lp[l])) {
+		/* out of order: from now on, the table */
+		fg->order = g_array_sized_new(FALSE, FALSE, sizeof(struct skey),
+					      v->len * 2 + 16);
+		for (guint i = 0; i < v->len; i++) {
+			struct sorted *x = &g_array_index(v, struct sorted, i);
+
+			add_to_table(fg, x->p, x->len, x->c0, x->c1, true);
+		}
+		g_array_free(v, TRUE);
+		fg->sorted = NULL;
+		return false;
+	}
+	struct sorted x = {
+		.p = stable ? stack
+			    : g_string_chunk_insert_len(fg->copies, stack, (gssize)len),
+		.len = len, .lcp = l, .c0 = c0, .c1 = c1,
+	};
+	g_array_append_val(v, x);
+	return true;
+}
+
+static void add(struct flamegraph *fg, const char *stack, size_t len,
+		fk_count c0, fk_count c1, int ncounts, bool stable)
+{
+	/* A plain line counts the same in both columns: no change. */
+	if (ncounts == 2)
+		fg->differential = true;
+	else
+		c1 = c0;
+	fg->total1 += c1;
+	if (fg->o.reverse) {
+		GString *s = fg->scratch;
+
+		g_string_truncate(s, 0);
+		append_reversed(s, stack, len);
+		stack = s->str;
+		len = s->len;
+		stable = false;
+	}
+	if (fg->sorted && add_sorted(fg, stack, len, c0, c1, stable))
+		return;
+	add_to_table(fg, stack, len, c0, c1, stable);
+}
+
+void fg_add(struct flamegraph *fg, const char *stack, size_t len,
+	    fk_count c0, fk_count c1, int ncounts)
+{
+	add(fg, stack, len, c0, c1, ncounts, false);
+}
+
+void fg_add_ref(struct flamegraph *fg, const char *stack, size_t len,
+		fk_count c0, fk_count c1, int ncounts)
+{
+	add(fg, stack, len, c0, c1, ncounts, true);
 }
 
 static void close_frame(struct flamegraph *fg, uint32_t depth, fk_count end)
@@ -194,33 +293,15 @@ static void chain_rewrite(GString *out, const char *s, size_t len)
 				    (gssize)(end - first_end - seplen));
 }
 
-/* The length of the common prefix of a and b. */
-static size_t common_len(const char *a, size_t alen, const char *b, size_t blen)
-{
-	size_t n = alen < blen ? alen : blen, i = 0;
-
-	for (; i + 8 <= n; i += 8) {
-		uint64_t x, y;
-
-		memcpy(&x, a + i, 8);
-		memcpy(&y, b + i, 8);
-		if (x != y)
-			return i + (size_t)(__builtin_ctzll(x ^ y) / 8);
-	}
-	while (i < n && a[i] == b[i])
-		i++;
-	return i;
-}
-
 /* flamegraph.pl's flow(): close what differs from the last stack, open the
  * rest, at the current position. */
-static void merge(struct flamegraph *fg, const char *s, size_t len,
+static void merge(struct flamegraph *fg, const char *s, size_t len, size_t l,
 		  fk_count *pos, fk_count c0, fk_count c1)
 {
 	GArray *open = fg->open;
 	uint32_t n, same = 1, nopen = open->len;
 	fk_count d = c1 - c0;
-	size_t l, i;
+	size_t i;
 	double ad;
 
 	if (fg->o.chain) {
@@ -228,6 +309,7 @@ static void merge(struct flamegraph *fg, const char *s, size_t len,
 		len = fg->chain->len;
 		s = g_string_chunk_insert_len(fg->names, fg->chain->str,
 					      (gssize)len);
+		l = SIZE_MAX;
 	}
 
 	/*
@@ -235,7 +317,8 @@ static void merge(struct flamegraph *fg, const char *s, size_t len,
 	 * one: the open frames that end before the first differing byte stay
 	 * open, and only the rest of the stack is split into frames.
 	 */
-	l = common_len(fg->prev, fg->prevlen, s, len);
+	if (l == SIZE_MAX)	/* not known from add_sorted() */
+		l = common_len(fg->prev, fg->prevlen, s, len);
 	if (l == len && l == fg->prevlen) {
 		n = nopen;		/* the same stack again */
 		goto leaf;
@@ -421,7 +504,7 @@ int fg_build(struct flamegraph *fg, GError **err)
 
 	g_return_val_if_fail(!fg->built, -1);
 	fg->built = true;
-	fg->sum = fold_table_total(fg->t, 1);
+	fg->sum = fg->total1;
 	if (fg->sum <= 0) {
 		g_set_error_literal(err, FK_ERROR, FK_ERROR_PARSE, "no stack counts found");
 		return -1;
@@ -454,7 +537,14 @@ int fg_build(struct flamegraph *fg, GError **err)
 		for (guint i = 0; i < fg->runs->len; i++) {
 			struct run *r = &g_array_index(fg->runs, struct run, i);
 
-			merge(fg, r->e->stack, r->e->len, &pos, r->c0, r->c1);
+			merge(fg, r->e->stack, r->e->len, SIZE_MAX, &pos, r->c0,
+			      r->c1);
+		}
+	} else if (fg->sorted) {
+		for (guint i = 0; i < fg->sorted->len; i++) {
+			struct sorted *x = &g_array_index(fg->sorted, struct sorted, i);
+
+			merge(fg, x->p, x->len, x->lcp, &pos, x->c0, x->c1);
 		}
 	} else {
 		struct skey *v = (struct skey *)(void *)fg->order->data;
@@ -466,8 +556,8 @@ int fg_build(struct flamegraph *fg, GError **err)
 		if (i < n)
 			sort_stacks(v, n, 0);
 		for (i = 0; i < n; i++)
-			merge(fg, v[i].p, v[i].len, &pos, v[i].e->count[0],
-			      v[i].e->count[1]);
+			merge(fg, v[i].p, v[i].len, SIZE_MAX, &pos,
+			      v[i].e->count[0], v[i].e->count[1]);
 	}
 	for (uint32_t i = fg->open->len; i-- > 0;)
 		close_frame(fg, i, pos);

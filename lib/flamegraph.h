@@ -81,6 +81,14 @@ void fg_add(struct flamegraph *fg, const char *stack, size_t len,
  * width.  Returns 0, or -1 with *err set when there are no samples (a
  * FK_ERROR_PARSE "no stack counts found").  Call once, after every fg_add().
  */
+/*
+ * Like fg_add(), but keeps stack itself instead of a copy: the caller
+ * guarantees the bytes stay valid and unchanged until fg_free() (frame
+ * names point into them), e.g. a mapped file's (folded_reader_stable()).
+ */
+void fg_add_ref(struct flamegraph *fg, const char *stack, size_t len,
+		fk_count c0, fk_count c1, int ncounts);
+
 int fg_build(struct flamegraph *fg, GError **err);
 
 /* After fg_build(): the drawn frames, root first, parents before children. */

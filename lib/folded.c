@@ -1,6 +1,7 @@
 #include "folded.h"
 
 #include "linereader.h"
+#include "maplines.h"
 
 #include <string.h>
 
@@ -76,7 +77,8 @@ const char *folded_parse(const char *s, size_t len, struct folded_line *out)
 }
 
 struct folded_reader {
-	struct line_reader *lr;
+	struct line_reader *lr;	/* or, for a mapped file: */
+	struct map_lines *map;
 	struct skip_log *skips;
 };
 
@@ -94,6 +96,39 @@ struct folded_reader *folded_reader_open(const char *path,
 	return fr;
 }
 
+struct folded_reader *folded_reader_open_mapped(const char *path,
+						struct skip_log *skips,
+						GError **err)
+{
+	GError *e = NULL;
+	struct map_lines *m = map_lines_open(path, &e);
+	struct folded_reader *fr;
+
+	if (!m) {
+		if (e) {
+			g_propagate_error(err, e);
+			return NULL;
+		}
+		return folded_reader_open(path, skips, err);
+	}
+	fr = g_new0(struct folded_reader, 1);
+	fr->map = m;
+	fr->skips = skips;
+	return fr;
+}
+
+bool folded_reader_stable(const struct folded_reader *fr)
+{
+	return fr->map != NULL;
+}
+
+static inline int next_line(struct folded_reader *fr, struct line *line,
+			    GError **err)
+{
+	return fr->map ? map_lines_next(fr->map, line, err)
+		       : line_reader_next(fr->lr, line, err);
+}
+
 int folded_reader_next(struct folded_reader *fr, struct folded_line *out,
 		       GError **err)
 {
@@ -101,7 +136,7 @@ int folded_reader_next(struct folded_reader *fr, struct folded_line *out,
 	const char *why;
 	int rc;
 
-	while ((rc = line_reader_next(fr->lr, &line, err)) > 0) {
+	while ((rc = next_line(fr, &line, err)) > 0) {
 		size_t i = 0;
 
 		while (i < line.len && is_blank(line.s[i]))
@@ -114,19 +149,19 @@ int folded_reader_next(struct folded_reader *fr, struct folded_line *out,
 			return 1;
 		}
 		if (fr->skips)
-			skip_log_add(fr->skips, line_reader_name(fr->lr), line.no, why);
+			skip_log_add(fr->skips, folded_reader_name(fr), line.no, why);
 	}
 	return rc;
 }
 
 const char *folded_reader_name(const struct folded_reader *fr)
 {
-	return line_reader_name(fr->lr);
+	return fr->map ? map_lines_name(fr->map) : line_reader_name(fr->lr);
 }
 
 uint64_t folded_reader_bytes(const struct folded_reader *fr)
 {
-	return line_reader_bytes(fr->lr);
+	return fr->map ? map_lines_bytes(fr->map) : line_reader_bytes(fr->lr);
 }
 
 void folded_reader_free(struct folded_reader *fr)
@@ -134,5 +169,6 @@ void folded_reader_free(struct folded_reader *fr)
 	if (!fr)
 		return;
 	line_reader_free(fr->lr);
+	map_lines_free(fr->map);
 	g_free(fr);
 }

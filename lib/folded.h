@@ -34,7 +34,8 @@
 #include <stdint.h>
 
 struct folded_line {
-	const char *stack;	/* not NUL-terminated; valid until the next read */
+	const char *stack;	/* not NUL-terminated; valid until the next
+				   read (see folded_reader_stable()) */
 	size_t len;
 	fk_count count[2];	/* count[1] is 0 unless ncounts == 2 */
 	int ncounts;		/* 1, or 2 for a differential line */
@@ -54,6 +55,21 @@ struct folded_reader;
 /* Opens path (NULL or "-": stdin); skips are counted into skips. */
 struct folded_reader *folded_reader_open(const char *path,
 					 struct skip_log *skips, GError **err);
+
+/*
+ * Like folded_reader_open(), but a regular file is mapped into memory (see
+ * maplines.h: the kernel may drop its pages, but a file truncated while
+ * mapped raises SIGBUS), so the stacks returned stay valid until
+ * folded_reader_free() and need not be copied: folded_reader_stable() then
+ * says so.  Anything else (stdin, a pipe) is read as a stream, as by
+ * folded_reader_open(), with the same lines, skips and errors.
+ */
+struct folded_reader *folded_reader_open_mapped(const char *path,
+						struct skip_log *skips,
+						GError **err);
+
+/* True when the stacks returned stay valid until folded_reader_free(). */
+bool folded_reader_stable(const struct folded_reader *fr);
 
 /* Returns 1 with the next stack, 0 at the end, -1 on error (*err set). */
 int folded_reader_next(struct folded_reader *fr, struct folded_line *out,

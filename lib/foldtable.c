@@ -3,6 +3,7 @@
 #include "error.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -177,8 +178,8 @@ static struct slot *lookup(const struct fold_table *t, uint64_t h,
 	}
 }
 
-struct fold_entry *fold_table_add2(struct fold_table *t, const char *stack,
-				   size_t len, fk_count c0, fk_count c1)
+static struct fold_entry *add(struct fold_table *t, const char *stack,
+			      size_t len, fk_count c0, fk_count c1, bool copy)
 {
 	uint64_t h = fk_hash_bytes(stack, len);
 	struct slot *s = lookup(t, h, stack, len);
@@ -191,7 +192,7 @@ struct fold_entry *fold_table_add2(struct fold_table *t, const char *stack,
 		}
 		e = (struct fold_entry *)g_ptr_array_index(t->blocks, t->blocks->len - 1)
 		    + t->block_used++;
-		e->stack = arena_copy(t, stack, len);
+		e->stack = copy ? arena_copy(t, stack, len) : stack;
 		e->len = len;
 		e->count[0] = e->count[1] = 0;
 		s->hash = h;
@@ -204,6 +205,18 @@ struct fold_entry *fold_table_add2(struct fold_table *t, const char *stack,
 	t->total[0] += c0;
 	t->total[1] += c1;
 	return e;
+}
+
+struct fold_entry *fold_table_add2(struct fold_table *t, const char *stack,
+				   size_t len, fk_count c0, fk_count c1)
+{
+	return add(t, stack, len, c0, c1, true);
+}
+
+struct fold_entry *fold_table_add2_ref(struct fold_table *t, const char *stack,
+				       size_t len, fk_count c0, fk_count c1)
+{
+	return add(t, stack, len, c0, c1, false);
 }
 
 void fold_table_bump(struct fold_table *t, struct fold_entry *e, fk_count c0,

@@ -30,7 +30,8 @@
 struct fold_table;
 
 struct fold_entry {
-	const char *stack;	/* NUL-terminated copy owned by the table */
+	const char *stack;	/* NUL-terminated copy owned by the table, or
+				   the caller's bytes (fold_table_add2_ref()) */
 	size_t len;
 	fk_count count[2];
 };
@@ -47,6 +48,16 @@ void fold_table_free(struct fold_table *t);
  */
 struct fold_entry *fold_table_add2(struct fold_table *t, const char *stack,
 				   size_t len, fk_count c0, fk_count c1);
+
+/*
+ * Like fold_table_add2(), but a new entry keeps stack itself instead of a
+ * copy: the caller guarantees the bytes stay valid and unchanged until
+ * fold_table_free() (e.g. a mapped file, see folded_reader_stable()), and
+ * the entry's stack is then not NUL-terminated.  Saves the copy for callers
+ * that hold every stack anyway; entries of both kinds may share a table.
+ */
+struct fold_entry *fold_table_add2_ref(struct fold_table *t, const char *stack,
+				       size_t len, fk_count c0, fk_count c1);
 
 static inline struct fold_entry *fold_table_add(struct fold_table *t,
 						const char *stack, size_t len,

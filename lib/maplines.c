@@ -1,0 +1,144 @@
+#include "maplines.h"
+
+#include "error.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+struct map_lines {
+	const char *map;	/* NULL for an empty file */
+	size_t size;
+	size_t pos;		/* first byte not yet returned */
+	uint64_t lineno;
+	char *name;
+};
+
+struct map_lines *map_lines_open(const char *path, GError **err)
+{
+	struct map_lines *m;
+	struct stat st;
+	void *p = NULL;
+	int fd;
+
+	if (!path || strcmp(path, "-") == 0)
+		return NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		fk_error_at(err, FK_ERROR_IO, path, 0, "cannot open: %s",
+			    g_strerror(errno));
+		return NULL;
+	}
+	/* an empty file is read as a stream: /proc files say 0 bytes
+	 * whatever they hold, and /proc/self/mem fails to read */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
+		if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
+			fk_error_at(err, FK_ERROR_IO, path, 0, "is a directory");
+		close(fd);
+		return NULL;
+	}
+	/*
+	 * MAP_POPULATE maps the pages the page cache holds in one call rather
+	 * than one fault per few pages; the mapping outlives the descriptor.
+	 */
+	if (st.st_size > 0 && (uint64_t)st.st_size <= SIZE_MAX) {
+		p = mmap(NULL, (size_t)st.st_size, PROT_READ,
+			 MAP_SHARED | MAP_POPULATE, fd, 0);
+		if (p == MAP_FAILED) {
+			close(fd);
+			return NULL;
+		}
+		madvise(p, (size_t)st.st_size, MADV_SEQUENTIAL);
+	}
+	close(fd);
+	m = g_new0(struct map_lines, 1);
+	m->map = p;
+	m->size = p ? (size_t)st.st_size : 0;
+	m->name = g_strdup(path);
+	return m;
+}
+
+/* The first '\n' or NUL in s[0..n), or NULL: one pass finds both. */
+static const char *find_end(const char *s, size_t n)
+{
+	size_t i = 0;
+
+#ifdef __SSE2__
+	const __m128i nl = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
+
+	for (; i + 16 <= n; i += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+		unsigned mask = (unsigned)_mm_movemask_epi8(
+			_mm_or_si128(_mm_cmpeq_epi8(v, nl), _mm_cmpeq_epi8(v, zero)));
+
+		if (mask)
+			return s + i + __builtin_ctz(mask);
+	}
+#endif
+	for (; i < n; i++)
+		if (s[i] == '\n' || s[i] == '\0')
+			return s + i;
+	return NULL;
+}
+
+int map_lines_next(struct map_lines *m, struct line *line, GError **err)
+{
+	const char *s = m->map + m->pos, *e;
+	size_t left = m->size - m->pos, len;
+
+	if (!left)
+		return 0;
+	e = find_end(s, left);
+	while (e && *e == '\0') {
+		/* the line holding the first NUL is the error, as in
+		 * line_reader, unless it is longer than allowed */
+		const char *nl = memchr(e, '\n', left - (size_t)(e - s));
+
+		if ((size_t)((nl ? nl : s + left) - s) < LINE_READER_MAX_LINE) {
+			fk_error_at(err, FK_ERROR_BINARY, m->name, m->lineno + 1,
+				    "NUL byte in line: binary input?");
+			return -1;
+		}
+		e = nl;
+	}
+	len = e ? (size_t)(e - s) : left;
+	if (len >= LINE_READER_MAX_LINE) {
+		fk_error_at(err, FK_ERROR_RANGE, m->name, m->lineno + 1,
+			    "line (or sample) longer than %u MiB",
+			    LINE_READER_MAX_LINE >> 20);
+		return -1;
+	}
+	m->lineno++;
+	m->pos += len + (e != NULL);
+	line->s = s;
+	line->len = len && s[len - 1] == '\r' ? len - 1 : len;
+	line->no = m->lineno;
+	line->newline = e != NULL;
+	return 1;
+}
+
+const char *map_lines_name(const struct map_lines *m)
+{
+	return m->name;
+}
+
+uint64_t map_lines_bytes(const struct map_lines *m)
+{
+	return m->pos;
+}
+
+void map_lines_free(struct map_lines *m)
+{
+	if (!m)
+		return;
+	if (m->map)
+		munmap((void *)m->map, m->size);
+	g_free(m->name);
+	g_free(m);
+}
