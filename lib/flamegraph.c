@@ -4,6 +4,9 @@
 #include "foldtable.h"
 
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 /* One run of equal consecutive lines, for flame charts. */
 struct run {
@@ -32,6 +35,7 @@ struct skey {
 	const char *p;		/* the stack, copied here so sorting reads one array */
 	size_t len;
 	struct fold_entry *e;
+	uint64_t key;		/* key_at() the depth being sorted on */
 };
 
 /* A stack of sorted input: stacks then need no table and no sort. */
@@ -64,10 +68,12 @@ struct flamegraph {
 
 	/* walk state */
 	GArray *open;		/* struct open_frame */
-	GArray *cur;		/* struct open_frame: new frames of the stack */
+	struct open_frame *cur;	/* the new frames of the stack */
+	size_t ncur, curcap;
 	const char *prev;	/* the stack merged last */
 	size_t prevlen;
-	GArray *kept;		/* struct kept */
+	struct kept *kept;	/* plain arrays: a push is a store, not a call */
+	size_t nkept, keptcap;
 	double min_count;	/* frames narrower than this are dropped */
 	uint64_t seq;
 };
@@ -115,6 +121,17 @@ static size_t common_len(const char *a, size_t alen, const char *b, size_t blen)
 {
 	size_t n = alen < blen ? alen : blen, i = 0;
 
+#ifdef __SSE2__
+	/* stacks share hundreds of bytes: sixteen at a time */
+	for (; i + 16 <= n; i += 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(a + i));
+		__m128i y = _mm_loadu_si128((const __m128i *)(const void *)(b + i));
+		unsigned ne = 0xffffu ^ (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, y));
+
+		if (ne)
+			return i + (size_t)__builtin_ctz(ne);
+	}
+#endif
 	for (; i + 8 <= n; i += 8) {
 		uint64_t x, y;
 
@@ -155,7 +172,7 @@ static void add_to_table(struct flamegraph *fg, const char *stack, size_t len,
 		: fold_table_add2(fg->t, stack, len, c0, c1);
 
 	if (fg->order && fold_table_size(fg->t) != known) {
-		struct skey k = { e->stack, e->len, e };
+		struct skey k = { e->stack, e->len, e, 0 };
 
 		g_array_append_val(fg->order, k);
 	}
@@ -251,19 +268,86 @@ void fg_add_ref(struct flamegraph *fg, const char *stack, size_t len,
 	add(fg, stack, len, c0, c1, ncounts, true);
 }
 
+/*
+ * fk_count_to_double() with 64-bit division when the count fits, as nearly
+ * all do: the same two operands, so the same double, without the 128-bit
+ * division helper called for every frame.
+ */
+static inline double count_to_double(fk_count c)
+{
+	if (c >= 0 && c <= INT64_MAX) {
+		int64_t v = (int64_t)c, one = (int64_t)FK_COUNT_ONE;
+
+		return (double)(v / one) + (double)(v % one) / (double)one;
+	}
+	return fk_count_to_double(c);
+}
+
+/* Doubles an array's capacity (at least 64 elements). */
+static void *grow_array(void *p, size_t *cap, size_t size)
+{
+	*cap = *cap ? *cap * 2 : 64;
+	return g_realloc_n(p, *cap, size);
+}
+
+static inline void push_frame(struct flamegraph *fg, const char *s, size_t i,
+			      size_t end)
+{
+	if (fg->ncur == fg->curcap)
+		fg->cur = grow_array(fg->cur, &fg->curcap, sizeof(*fg->cur));
+	fg->cur[fg->ncur++] = (struct open_frame){
+		.name = { s + i, (uint32_t)(end - i) }, .end = end };
+}
+
+/*
+ * Splits s[i..len) at each ';' into fg->cur.  Frames are short (tens of
+ * bytes), so one pass sixteen bytes at a time beats a memchr() per frame.
+ */
+static void split_frames(struct flamegraph *fg, const char *s, size_t i,
+			 size_t len)
+{
+	size_t j = i;
+
+	fg->ncur = 0;
+#ifdef __SSE2__
+	const __m128i semi = _mm_set1_epi8(';');
+
+	for (; j + 16 <= len; j += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + j));
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, semi));
+
+		while (m) {
+			size_t at = j + (size_t)__builtin_ctz(m);
+
+			push_frame(fg, s, i, at);
+			i = at + 1;
+			m &= m - 1;
+		}
+	}
+#endif
+	for (; j < len; j++)
+		if (s[j] == ';') {
+			push_frame(fg, s, i, j);
+			i = j + 1;
+		}
+	push_frame(fg, s, i, len);
+}
+
 static void close_frame(struct flamegraph *fg, uint32_t depth, fk_count end)
 {
 	struct open_frame *of = &g_array_index(fg->open, struct open_frame, depth);
 	fk_count w = end - of->start;
 
-	if (fk_count_to_double(w) < fg->min_count)
+	if (count_to_double(w) < fg->min_count)
 		return;
 	struct kept k = {
 		.f = { .name = of->name.p, .len = of->name.len, .depth = depth,
 		       .start = of->start, .end = end, .delta = of->delta },
 		.seq = of->seq,
 	};
-	g_array_append_val(fg->kept, k);
+	if (fg->nkept == fg->keptcap)
+		fg->kept = grow_array(fg->kept, &fg->keptcap, sizeof(*fg->kept));
+	fg->kept[fg->nkept++] = k;
 	if (depth > fg->depthmax)
 		fg->depthmax = depth;
 }
@@ -332,23 +416,15 @@ static void merge(struct flamegraph *fg, const char *s, size_t len, size_t l,
 		same++;
 	n = same;
 	i = same == 1 ? 0 : g_array_index(open, struct open_frame, same - 1).end + 1;
-	g_array_set_size(fg->cur, 0);
-	while (i <= len) {	/* i > len: the stack ends with a shared frame */
-		const char *semi = memchr(s + i, ';', len - i);
-		size_t end = semi ? (size_t)(semi - s) : len;
-		struct open_frame of = { .name = { s + i, (uint32_t)(end - i) },
-					 .end = end };
-
-		g_array_append_val(fg->cur, of);
-		n++;
-		if (!semi)
-			break;
-		i = end + 1;
+	fg->ncur = 0;
+	if (i <= len) {		/* i > len: the stack ends with a shared frame */
+		split_frames(fg, s, i, len);
+		n += (uint32_t)fg->ncur;
 	}
 	/* like Perl's split, drop trailing empty frames (never the root) */
 	while (n > 1) {
 		const struct open_frame *last = n > same
-			? &g_array_index(fg->cur, struct open_frame, n - same - 1)
+			? &fg->cur[n - same - 1]
 			: &g_array_index(open, struct open_frame, n - 1);
 
 		if (last->name.len)
@@ -364,7 +440,7 @@ static void merge(struct flamegraph *fg, const char *s, size_t len, size_t l,
 	for (uint32_t k = same; k < n; k++) {
 		struct open_frame *of = &g_array_index(open, struct open_frame, k);
 
-		*of = g_array_index(fg->cur, struct open_frame, k - same);
+		*of = fg->cur[k - same];
 		of->start = *pos;
 		of->delta = 0;
 		of->seq = fg->seq++;
@@ -373,7 +449,7 @@ leaf:
 	fg->prev = s;
 	fg->prevlen = len;
 	g_array_index(open, struct open_frame, n - 1).delta += d;
-	ad = fk_count_to_double(d < 0 ? -d : d);
+	ad = count_to_double(d < 0 ? -d : d);
 	if (ad > fg->maxdelta)
 		fg->maxdelta = ad;
 	*pos += c1;
@@ -432,61 +508,91 @@ static size_t common_prefix(const struct skey *v, size_t n, size_t d)
 	return m > d ? m : d;
 }
 
+static void load_keys(struct skey *v, size_t n, size_t d)
+{
+	for (size_t i = 0; i < n; i++)
+		v[i].key = key_at(&v[i], d);
+}
+
 /*
  * Multikey quicksort (Bentley and Sedgewick) on eight bytes at a time: the
  * same order as memcmp with shorter-first, but the long prefixes stacks
- * share are read about once each instead of once per comparison.
+ * share are read about once each instead of once per comparison.  Each
+ * element carries its eight bytes at depth d (the caller loads them), so
+ * partitioning reads one array instead of every stack once per pass.
  */
-static void sort_stacks(struct skey *v, size_t n, size_t d)
+static void sort_stacks(struct skey *v, size_t *lcp, size_t n, size_t d)
 {
 	while (n > 16) {
 		size_t lt = 0, gt = n, i = 1;
-		uint64_t pivot;
+		uint64_t pivot, maxlt = 0, mingt = UINT64_MAX;
 		bool ended;
 
 		swap_e(v, 0, n / 2);
-		pivot = key_at(&v[0], d);
+		pivot = v[0].key;
 		ended = v[0].len < d + 8;	/* padded: equal keys are equal stacks */
 		/* v[0..lt) < pivot, v[lt..i) == pivot, v[gt..n) > pivot */
 		while (i < gt) {
-			uint64_t c = key_at(&v[i], d);
+			uint64_t c = v[i].key;
 
-			if (c < pivot)
+			if (c < pivot) {
+				maxlt = c > maxlt ? c : maxlt;
 				swap_e(v, lt++, i++);
-			else if (c > pivot)
+			} else if (c > pivot) {
+				mingt = c < mingt ? c : mingt;
 				swap_e(v, i, --gt);
-			else
+			} else {
 				i++;
+			}
 		}
+		/*
+		 * The greatest stack before the pivot's group and the least
+		 * after it differ from the group in these eight bytes, so the
+		 * keys alone give their common prefix with it (a padding zero
+		 * differs from any byte of a longer stack).
+		 */
+		if (lt > 0)
+			lcp[lt] = d + (size_t)(__builtin_clzll(maxlt ^ pivot) / 8);
+		if (gt < n)
+			lcp[gt] = d + (size_t)(__builtin_clzll(mingt ^ pivot) / 8);
+		for (size_t k = lt + 1; ended && k < gt; k++)
+			lcp[k] = v[k].len;	/* equal stacks (not from a table) */
 		/*
 		 * Recurse into the parts no bigger than half and loop on the
 		 * biggest, so the recursion stays O(log n) deep whatever the
 		 * input.  Equal keys that end here are one stack: sorted.
 		 */
-		struct { struct skey *v; size_t n, d; } part[3] = {
-			{ v, lt, d },
-			{ v + lt, ended ? 1 : gt - lt, d + 8 },
-			{ v + gt, n - gt, d },
+		struct { struct skey *v; size_t *lcp, n, d; } part[3] = {
+			{ v, lcp, lt, d },
+			{ v + lt, lcp + lt, ended ? 1 : gt - lt, d + 8 },
+			{ v + gt, lcp + gt, n - gt, d },
 		};
 		int big = -1;
 
 		if (part[1].n > 16)
 			part[1].d = common_prefix(part[1].v, part[1].n, d + 8);
+		if (part[1].n > 1)
+			load_keys(part[1].v, part[1].n, part[1].d);
 		for (int k = 0; k < 3; k++)
 			if (part[k].n > n / 2)
 				big = k;
 		for (int k = 0; k < 3; k++)
 			if (k != big)
-				sort_stacks(part[k].v, part[k].n, part[k].d);
+				sort_stacks(part[k].v, part[k].lcp, part[k].n,
+					    part[k].d);
 		if (big < 0)
 			return;
 		v = part[big].v;
+		lcp = part[big].lcp;
 		n = part[big].n;
 		d = part[big].d;
 	}
 	for (size_t i = 1; i < n; i++)
 		for (size_t j = i; j > 0 && cmp_from(&v[j - 1], &v[j], d) > 0; j--)
 			swap_e(v, j - 1, j);
+	for (size_t i = 1; i < n; i++)	/* all share d bytes */
+		lcp[i] = d + common_len(v[i - 1].p + d, v[i - 1].len - d,
+					v[i].p + d, v[i].len - d);
 }
 
 
@@ -522,8 +628,7 @@ int fg_build(struct flamegraph *fg, GError **err)
 					   : fg->o.minwidth / widthpertime;
 
 	fg->open = g_array_new(FALSE, FALSE, sizeof(struct open_frame));
-	fg->cur = g_array_new(FALSE, FALSE, sizeof(struct open_frame));
-	fg->kept = g_array_new(FALSE, FALSE, sizeof(struct kept));
+
 	{
 		/* the root, "all", spans everything */
 		struct span root = { "", 0 };
@@ -553,30 +658,41 @@ int fg_build(struct flamegraph *fg, GError **err)
 		/* input that is sorted already (fp-collapse's is) needs no sort */
 		while (i < n && cmp_from(&v[i - 1], &v[i], 0) < 0)
 			i++;
-		if (i < n)
-			sort_stacks(v, n, 0);
+		/* the sort finds the prefix each stack shares with the one
+		 * before it, which the flow needs */
+		size_t *lcp = NULL;
+
+		if (i < n) {
+			lcp = g_new(size_t, n);
+			lcp[0] = 0;
+			load_keys(v, n, 0);
+			sort_stacks(v, lcp, n, 0);
+		}
 		for (i = 0; i < n; i++)
-			merge(fg, v[i].p, v[i].len, SIZE_MAX, &pos,
+			merge(fg, v[i].p, v[i].len, lcp ? lcp[i] : SIZE_MAX, &pos,
 			      v[i].e->count[0], v[i].e->count[1]);
+		g_free(lcp);
 	}
 	for (uint32_t i = fg->open->len; i-- > 0;)
 		close_frame(fg, i, pos);
 
-	if (fg->kept->len > 1)	/* every frame may be too narrow */
-		qsort(fg->kept->data, fg->kept->len, sizeof(struct kept), by_seq);
+	if (fg->nkept > 1)	/* every frame may be too narrow */
+		qsort(fg->kept, fg->nkept, sizeof(struct kept), by_seq);
 	fg->frames = g_array_sized_new(FALSE, FALSE, sizeof(struct fg_frame),
-				       fg->kept->len);
-	for (guint i = 0; i < fg->kept->len; i++) {
-		struct fg_frame f = g_array_index(fg->kept, struct kept, i).f;
+				       (guint)fg->nkept);
+	for (size_t i = 0; i < fg->nkept; i++) {
+		struct fg_frame f = fg->kept[i].f;
 
 		if (f.depth == 0)
 			f.end = fg->timemax;	/* the root spans --total too */
 		g_array_append_val(fg->frames, f);
 	}
 	g_array_free(fg->open, TRUE);
-	g_array_free(fg->cur, TRUE);
-	g_array_free(fg->kept, TRUE);
-	fg->open = fg->cur = fg->kept = NULL;
+	g_free(fg->cur);
+	g_free(fg->kept);
+	fg->open = NULL;
+	fg->cur = NULL;
+	fg->kept = NULL;
 	return 0;
 }
 
