@@ -34,7 +34,10 @@ struct kept {
 struct skey {
 	const char *p;		/* the stack, copied here so sorting reads one array */
 	size_t len;
-	struct fold_entry *e;
+	union {
+		struct fold_entry *e;	/* the table's entry */
+		size_t i;		/* or the index in fg->sorted */
+	};
 	uint64_t key;		/* key_at() the depth being sorted on */
 };
 
@@ -51,7 +54,9 @@ struct flamegraph {
 	struct fold_table *t;
 	GArray *runs;		/* struct run, flamechart only */
 	GArray *order;		/* struct skey: stacks in first-seen order */
-	GArray *sorted;		/* struct sorted, while the input is sorted */
+	GArray *sorted;		/* struct sorted, while the input is sorted or
+				   stable (then unsorted past nsorted) */
+	size_t nsorted, compact_at;
 	GStringChunk *copies;	/* stacks of sorted input that are not stable */
 	fk_count total1;
 	GString *scratch;	/* a stack being reversed */
@@ -91,6 +96,7 @@ struct flamegraph *fg_new(const struct fg_opts *o)
 		fg->runs = g_array_new(FALSE, FALSE, sizeof(struct run));
 	else
 		fg->sorted = g_array_new(FALSE, FALSE, sizeof(struct sorted));
+	fg->compact_at = (size_t)1 << 16;
 	fg->copies = g_string_chunk_new(1 << 20);
 	fg->maxdelta = 1;
 	return fg;
@@ -162,6 +168,8 @@ static void append_reversed(GString *out, const char *s, size_t len)
 	}
 }
 
+static void compact(struct flamegraph *fg);
+
 /* The table path: any order, equal stacks merged by the table. */
 static void add_to_table(struct flamegraph *fg, const char *stack, size_t len,
 			 fk_count c0, fk_count c1, bool stable)
@@ -172,7 +180,7 @@ static void add_to_table(struct flamegraph *fg, const char *stack, size_t len,
 		: fold_table_add2(fg->t, stack, len, c0, c1);
 
 	if (fg->order && fold_table_size(fg->t) != known) {
-		struct skey k = { e->stack, e->len, e, 0 };
+		struct skey k = { e->stack, e->len, { .e = e }, 0 };
 
 		g_array_append_val(fg->order, k);
 	}
@@ -200,6 +208,16 @@ static bool add_sorted(struct flamegraph *fg, const char *stack, size_t len,
 		       fk_count c0, fk_count c1, bool stable)
 {
 	GArray *v = fg->sorted;
+
+	if (stable && fg->nsorted < v->len) {	/* unsorted already */
+		struct sorted x = { stack, len, 0, c0, c1 };
+
+		g_array_append_val(v, x);
+		if (v->len >= fg->compact_at)
+			compact(fg);
+		return true;
+	}
+
 	struct sorted *last = v->len ? &g_array_index(v, struct sorted, v->len - 1)
 				     : NULL;
 	const char *lp = last ? last->p : "";
@@ -211,8 +229,19 @@ static bool add_sorted(struct flamegraph *fg, const char *stack, size_t len,
 		last->c1 += c1;
 		return true;
 	}
-	if (l < llen && (l == len || (unsigned char)stack[l] < (unsigned char)lp[l])) {
-		/* out of order: from now on, the table */
+	if (fg->nsorted < v->len ||
+	    (l < llen && (l == len || (unsigned char)stack[l] < (unsigned char)lp[l]))) {
+		/* (an unstable stack after unsorted stable ones comes here) */
+		if (stable) {
+			/* out of order: keep the references, sort them */
+			struct sorted x = { stack, len, 0, c0, c1 };
+
+			g_array_append_val(v, x);
+			if (v->len >= fg->compact_at)
+				compact(fg);
+			return true;
+		}
+		/* out of order and to be copied: from now on, the table */
 		fg->order = g_array_sized_new(FALSE, FALSE, sizeof(struct skey),
 					      v->len * 2 + 16);
 		for (guint i = 0; i < v->len; i++) {
@@ -230,6 +259,7 @@ static bool add_sorted(struct flamegraph *fg, const char *stack, size_t len,
 		.len = len, .lcp = l, .c0 = c0, .c1 = c1,
 	};
 	g_array_append_val(v, x);
+	fg->nsorted++;
 	return true;
 }
 
@@ -499,6 +529,9 @@ static size_t common_prefix(const struct skey *v, size_t n, size_t d)
 	size_t m = v[0].len;
 
 	for (size_t i = 1; i < n && m > d; i++) {
+		/* the stacks lie all over the input: fetch ahead */
+		if (i + 4 < n)
+			__builtin_prefetch(v[i + 4].p + d);
 		size_t l = d + common_len(v[0].p + d, m - d, v[i].p + d,
 					  v[i].len > d ? v[i].len - d : 0);
 
@@ -510,8 +543,11 @@ static size_t common_prefix(const struct skey *v, size_t n, size_t d)
 
 static void load_keys(struct skey *v, size_t n, size_t d)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		if (i + 8 < n)
+			__builtin_prefetch(v[i + 8].p + d);
 		v[i].key = key_at(&v[i], d);
+	}
 }
 
 /*
@@ -588,13 +624,57 @@ static void sort_stacks(struct skey *v, size_t *lcp, size_t n, size_t d)
 		d = part[big].d;
 	}
 	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && cmp_from(&v[j - 1], &v[j], d) > 0; j--)
+		for (size_t j = i; j > 0 && (v[j - 1].key != v[j].key
+					     ? v[j - 1].key > v[j].key
+					     : cmp_from(&v[j - 1], &v[j], d) > 0); j--)
 			swap_e(v, j - 1, j);
 	for (size_t i = 1; i < n; i++)	/* all share d bytes */
 		lcp[i] = d + common_len(v[i - 1].p + d, v[i - 1].len - d,
 					v[i].p + d, v[i].len - d);
 }
 
+
+/*
+ * Stable stacks that come out of order are kept as references, not in the
+ * table: sorting them finds equal stacks anyway, so they are summed here,
+ * which saves hashing every stack.  Sorting whenever the references double
+ * keeps memory within twice the distinct stacks (or 64Ki references).
+ */
+static void compact(struct flamegraph *fg)
+{
+	GArray *v = fg->sorted;
+	struct sorted *x = (struct sorted *)(void *)v->data;
+	size_t n = v->len;
+	struct skey *k = g_new(struct skey, n);
+	size_t *lcp = g_new(size_t, n);
+	GArray *out = g_array_sized_new(FALSE, FALSE, sizeof(struct sorted),
+					(guint)n);
+
+	for (size_t i = 0; i < n; i++)
+		k[i] = (struct skey){ x[i].p, x[i].len, { .i = i }, 0 };
+	lcp[0] = 0;
+	load_keys(k, n, 0);
+	sort_stacks(k, lcp, n, 0);
+	for (size_t i = 0; i < n; i++) {
+		struct sorted y = x[k[i].i];
+		struct sorted *last = out->len
+			? &g_array_index(out, struct sorted, out->len - 1) : NULL;
+
+		if (last && lcp[i] == y.len && last->len == y.len) {
+			last->c0 += y.c0;
+			last->c1 += y.c1;
+			continue;
+		}
+		y.lcp = lcp[i];
+		g_array_append_val(out, y);
+	}
+	g_free(k);
+	g_free(lcp);
+	g_array_free(v, TRUE);
+	fg->sorted = out;
+	fg->nsorted = out->len;
+	fg->compact_at = MAX(2 * (size_t)out->len, (size_t)1 << 16);
+}
 
 static int by_seq(const void *a, const void *b)
 {
@@ -646,6 +726,8 @@ int fg_build(struct flamegraph *fg, GError **err)
 			      r->c1);
 		}
 	} else if (fg->sorted) {
+		if (fg->nsorted < fg->sorted->len)
+			compact(fg);
 		for (guint i = 0; i < fg->sorted->len; i++) {
 			struct sorted *x = &g_array_index(fg->sorted, struct sorted, i);
 
@@ -668,9 +750,12 @@ int fg_build(struct flamegraph *fg, GError **err)
 			load_keys(v, n, 0);
 			sort_stacks(v, lcp, n, 0);
 		}
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n; i++) {
+			if (lcp && i + 4 < n)	/* where the flow will read */
+				__builtin_prefetch(v[i + 4].p + lcp[i + 4]);
 			merge(fg, v[i].p, v[i].len, lcp ? lcp[i] : SIZE_MAX, &pos,
 			      v[i].e->count[0], v[i].e->count[1]);
+		}
 		g_free(lcp);
 	}
 	for (uint32_t i = fg->open->len; i-- > 0;)
