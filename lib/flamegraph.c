@@ -656,6 +656,8 @@ static void compact(struct flamegraph *fg)
 	load_keys(k, n, 0);
 	sort_stacks(k, lcp, n, 0);
 	for (size_t i = 0; i < n; i++) {
+		if (i + 8 < n)
+			__builtin_prefetch(&x[k[i + 8].i]);
 		struct sorted y = x[k[i].i];
 		struct sorted *last = out->len
 			? &g_array_index(out, struct sorted, out->len - 1) : NULL;
@@ -731,6 +733,8 @@ int fg_build(struct flamegraph *fg, GError **err)
 		for (guint i = 0; i < fg->sorted->len; i++) {
 			struct sorted *x = &g_array_index(fg->sorted, struct sorted, i);
 
+			if (i + 4 < fg->sorted->len)	/* where the flow will read */
+				__builtin_prefetch(x[4].p + x[4].lcp);
 			merge(fg, x->p, x->len, x->lcp, &pos, x->c0, x->c1);
 		}
 	} else {
