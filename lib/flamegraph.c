@@ -1,6 +1,7 @@
 #include "flamegraph.h"
 
 #include "error.h"
+#include "folded.h"
 #include "foldtable.h"
 
 #include <string.h>
@@ -58,6 +59,7 @@ struct flamegraph {
 				   stable (then unsorted past nsorted) */
 	size_t nsorted, compact_at;
 	GStringChunk *copies;	/* stacks of sorted input that are not stable */
+	GPtrArray *readers;	/* mapped files the stacks point into */
 	fk_count total1;
 	GString *scratch;	/* a stack being reversed */
 	GString *chain;		/* a stack being rewritten for chain graphs */
@@ -98,6 +100,7 @@ struct flamegraph *fg_new(const struct fg_opts *o)
 		fg->sorted = g_array_new(FALSE, FALSE, sizeof(struct sorted));
 	fg->compact_at = (size_t)1 << 16;
 	fg->copies = g_string_chunk_new(1 << 20);
+	fg->readers = g_ptr_array_new_with_free_func((GDestroyNotify)folded_reader_free);
 	fg->maxdelta = 1;
 	return fg;
 }
@@ -114,6 +117,7 @@ void fg_free(struct flamegraph *fg)
 	if (fg->sorted)
 		g_array_free(fg->sorted, TRUE);
 	g_string_chunk_free(fg->copies);
+	g_ptr_array_free(fg->readers, TRUE);
 	if (fg->frames)
 		g_array_free(fg->frames, TRUE);
 	g_string_free(fg->scratch, TRUE);
@@ -361,6 +365,28 @@ static void split_frames(struct flamegraph *fg, const char *s, size_t i,
 			i = j + 1;
 		}
 	push_frame(fg, s, i, len);
+}
+
+int fg_add_file(struct flamegraph *fg, const char *path,
+		struct skip_log *skips, GError **err)
+{
+	struct folded_reader *r = folded_reader_open_mapped(path, skips, err);
+	void (*add)(struct flamegraph *, const char *, size_t, fk_count,
+		    fk_count, int);
+	struct folded_line fl;
+	int rc;
+
+	if (!r)
+		return -1;
+	add = folded_reader_stable(r) ? fg_add_ref : fg_add;
+	while ((rc = folded_reader_next(r, &fl, err)) > 0)
+		/* flamegraph.pl leaves all but one blank before the count in
+		 * the last frame's name */
+		add(fg, fl.stack, fl.len + (fl.gap > 1 ? fl.gap - 1 : 0),
+		    fl.count[0], fl.count[1], fl.ncounts);
+	/* a mapped file holds stacks the graph points to: keep it */
+	g_ptr_array_add(fg->readers, r);
+	return rc < 0 ? -1 : 0;
 }
 
 static void close_frame(struct flamegraph *fg, uint32_t depth, fk_count end)

@@ -37,6 +37,7 @@
 #define FOLDKIT_FLAMEGRAPH_H
 
 #include "count.h"
+#include "skiplog.h"
 
 #include <glib.h>
 #include <stdbool.h>
@@ -88,6 +89,17 @@ void fg_add(struct flamegraph *fg, const char *stack, size_t len,
  */
 void fg_add_ref(struct flamegraph *fg, const char *stack, size_t len,
 		fk_count c0, fk_count c1, int ncounts);
+
+/*
+ * Adds every stack of a folded file (NULL or "-": stdin) with fg_add_ref()
+ * when it can be mapped (see folded_reader_open_mapped()), else fg_add();
+ * the graph keeps the mapping until fg_free().  As flamegraph.pl does, all
+ * but one of the blanks before the count stay in the last frame's name.
+ * Lines that are not folded stacks are counted in skips.  Returns 0, or -1
+ * with *err set ("FILE:LINE: ..."); the stacks read before an error stay.
+ */
+int fg_add_file(struct flamegraph *fg, const char *path,
+		struct skip_log *skips, GError **err);
 
 int fg_build(struct flamegraph *fg, GError **err);
 

@@ -1,15 +1,21 @@
 /*
  * lib_svg - unit tests for fold2svg's library: UTF-8 decoding and the XML,
  * script and comment escapers, the drand48 generator (against libc's),
- * count and percentage formatting, and the flame graph model.
+ * count and percentage formatting, the flame graph model (every path it
+ * takes must draw the same frames), the mapped folded reader and the
+ * table's by-reference keys it relies on, and the option checks.
  */
 #include "check.h"
 #include "flamegraph.h"
+#include "folded.h"
+#include "foldtable.h"
 #include "palette.h"
+#include "svgargs.h"
 #include "svgwriter.h"
 #include "xmlesc.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 
 static const char *esc(size_t (*f)(char *, const char *, size_t), const char *s)
 {
@@ -145,6 +151,299 @@ static void test_model(void)
 	fg_free(fg);
 }
 
+/* A deterministic generator, so failures reproduce. */
+static uint32_t lcg(uint32_t *st)
+{
+	*st = *st * 1103515245u + 12345u;
+	return *st >> 8;
+}
+
+/*
+ * Stacks whose frames are prefixes of one another and hold bytes below
+ * ';' ('0', ' ', '('), so bytewise order differs from frame-wise order,
+ * and empty frames, which flamegraph.pl drops at the end of a stack.
+ */
+static GPtrArray *make_stacks(void)
+{
+	static const char *const fr[] = { "a", "a0", "a b", "ab", "", "(x)", "z" };
+	GPtrArray *v = g_ptr_array_new_with_free_func(g_free);
+	uint32_t st = 7;
+
+	for (int i = 0; i < 400; i++) {
+		GString *s = g_string_new(fr[lcg(&st) % 6 + (i & 1)]);
+		int depth = (int)(lcg(&st) % 6);
+
+		for (int d = 0; d < depth; d++) {
+			g_string_append_c(s, ';');
+			g_string_append(s, fr[lcg(&st) % 7]);
+		}
+		g_ptr_array_add(v, g_string_free(s, FALSE));
+	}
+	return v;
+}
+
+static int cmp_str(gconstpointer a, gconstpointer b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Checks that a and b hold the same frames, deltas and scale. */
+static void same_graph(struct flamegraph *a, struct flamegraph *b)
+{
+	CHECK(fg_nframes(a) == fg_nframes(b));
+	CHECK(fg_sum(a) == fg_sum(b));
+	CHECK(fg_maxdelta(a) == fg_maxdelta(b));
+	CHECK(fg_depthmax(a) == fg_depthmax(b));
+	for (size_t i = 0; i < fg_nframes(a) && i < fg_nframes(b); i++) {
+		const struct fg_frame *x = fg_frame(a, i), *y = fg_frame(b, i);
+
+		if (x->len != y->len || memcmp(x->name, y->name, x->len) != 0 ||
+		    x->depth != y->depth || x->start != y->start ||
+		    x->end != y->end || x->delta != y->delta) {
+			CHECK(!"frames differ");
+			fprintf(stderr, "  frame %zu: '%.*s' vs '%.*s'\n", i,
+				(int)x->len, x->name, (int)y->len, y->name);
+			break;
+		}
+	}
+}
+
+/*
+ * The same lines in sorted order (merged as read), shuffled (the table
+ * and the sort), shuffled by reference (sorted references), and repeated
+ * past the point where references are compacted, draw the same graph.
+ */
+static void test_paths(void)
+{
+	GPtrArray *v = make_stacks();
+	struct fg_opts o = FG_OPTS_INIT;
+	GError *err = NULL;
+	uint32_t st = 3;
+	struct flamegraph *g[5];
+	size_t n = v->len;
+	char *s;
+
+	o.minwidth = 0;
+	for (int k = 0; k < 5; k++)
+		g[k] = fg_new(&o);
+	/* shuffled, with stack i counted (i % 5 + 1, i % 3) in all */
+	for (size_t i = 0; i < n; i++) {
+		s = g_ptr_array_index(v, i);
+		fg_add(g[1], s, strlen(s), fk_count_from_u64(i % 5 + 1),
+		       fk_count_from_u64(i % 3), 2);
+		fg_add_ref(g[2], s, strlen(s), fk_count_from_u64(i % 5 + 1),
+			   fk_count_from_u64(i % 3), 2);
+	}
+	/* 70000 lines, each count split in two: past the 64Ki compaction */
+	for (size_t r = 0; r < 70000; r++) {
+		size_t i = lcg(&st) % n;
+
+		s = g_ptr_array_index(v, i);
+		fg_add_ref(g[3], s, strlen(s), 0, 0, 2);
+	}
+	for (size_t i = 0; i < n; i++) {
+		s = g_ptr_array_index(v, i);
+		fg_add_ref(g[3], s, strlen(s), fk_count_from_u64(i % 5 + 1), 0, 2);
+		fg_add_ref(g[3], s, strlen(s), 0, fk_count_from_u64(i % 3), 2);
+	}
+	/* sorted: the same stack (equal strings) sums as it comes */
+	GPtrArray *sorted = g_ptr_array_sized_new((guint)n);
+	for (size_t i = 0; i < n; i++)	/* not a copy: that frees twice */
+		g_ptr_array_add(sorted, g_ptr_array_index(v, i));
+	g_ptr_array_sort(sorted, cmp_str);
+	for (size_t i = 0; i < n; i++) {
+		s = g_ptr_array_index(sorted, i);
+		for (size_t j = 0; j < n; j++)
+			if (g_ptr_array_index(v, j) == s) {
+				fg_add(g[0], s, strlen(s), fk_count_from_u64(j % 5 + 1),
+				       fk_count_from_u64(j % 3), 2);
+				/* mapped then streamed: references, then the table */
+				if (i < n / 2)
+					fg_add_ref(g[4], s, strlen(s),
+						   fk_count_from_u64(j % 5 + 1),
+						   fk_count_from_u64(j % 3), 2);
+				else
+					fg_add(g[4], s, strlen(s),
+					       fk_count_from_u64(j % 5 + 1),
+					       fk_count_from_u64(j % 3), 2);
+			}
+	}
+	for (int k = 0; k < 5; k++) {
+		CHECK(fg_build(g[k], &err) == 0);
+		g_clear_error(&err);
+	}
+	CHECK(fg_nframes(g[0]) > 100);
+	for (int k = 1; k < 5; k++)
+		same_graph(g[0], g[k]);
+	for (int k = 0; k < 5; k++)
+		fg_free(g[k]);
+	g_ptr_array_free(sorted, TRUE);
+	g_ptr_array_free(v, TRUE);
+}
+
+static char *write_temp(const char *data, size_t len)
+{
+	char *path = g_strdup("/tmp/lib_svg-XXXXXX");
+	int fd = g_mkstemp(path);
+
+	CHECK(fd >= 0 && write(fd, data, len) == (ssize_t)len);
+	close(fd);
+	return path;
+}
+
+/* Reads path both ways; returns the mapped reader's lines as "N:stack c\n". */
+static char *read_both(const char *path, bool empty, char **error)
+{
+	GString *out[2] = { g_string_new(NULL), g_string_new(NULL) };
+	char *errs[2] = { NULL, NULL };
+
+	for (int k = 0; k < 2; k++) {
+		struct skip_log *skips = skip_log_new();
+		GError *err = NULL;
+		struct folded_reader *r = k ? folded_reader_open(path, skips, &err)
+					    : folded_reader_open_mapped(path, skips, &err);
+		struct folded_line fl;
+		char buf[FK_COUNT_BUFSZ];
+		int rc;
+
+		/* an empty file is read as a stream: /proc files say 0 bytes */
+		CHECK(r && folded_reader_stable(r) == (!k && !empty));
+		while ((rc = folded_reader_next(r, &fl, &err)) > 0) {
+			buf[fk_count_format(fl.count[0], buf)] = 0;
+			g_string_append_printf(out[k], "%" G_GUINT64_FORMAT ":%.*s %s\n",
+					       fl.lineno, (int)fl.len, fl.stack, buf);
+		}
+		/* after an error the streaming reader has read a block */
+		g_string_append_printf(out[k], "skips %" G_GUINT64_FORMAT " bytes %" G_GUINT64_FORMAT "\n",
+				       skip_log_total(skips),
+				       rc < 0 ? 0 : folded_reader_bytes(r));
+		errs[k] = rc < 0 ? g_strdup(err->message) : g_strdup("");
+		g_clear_error(&err);
+		folded_reader_free(r);
+		skip_log_free(skips);
+	}
+	CHECK_STR(out[0]->str, out[1]->str);
+	CHECK_STR(errs[0], errs[1]);
+	*error = errs[0];
+	g_free(errs[1]);
+	g_string_free(out[1], TRUE);
+	return g_string_free(out[0], FALSE);
+}
+
+/* The mapped reader returns what the streaming one does, and keeps it. */
+static void test_mapped(void)
+{
+	static const struct { const char *data, *want, *err; } cases[] = {
+		{ "a;b 1\r\nnot folded\n\n  \nc 2", "1:a;b 1\n5:c 2\nskips 1 bytes 25\n", "" },
+		{ "a 1\nb\0 2\nc 3\n", "1:a 1\nskips 0 bytes 0\n", "NUL byte in line" },
+		{ "", "skips 0 bytes 0\n", "" },
+	};
+	struct skip_log *skips = skip_log_new();
+	GError *err = NULL;
+	char *e, *got, *path;
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		/* the NUL case is 14 bytes long */
+		path = write_temp(cases[i].data, i == 1 ? 14 : strlen(cases[i].data));
+		got = read_both(path, i == 2, &e);
+		CHECK_STR(got, cases[i].want);
+		CHECK(strstr(e, cases[i].err) != NULL);
+		if (i == 1)
+			CHECK(strstr(e, ":2:") != NULL);
+		g_free(got);
+		g_free(e);
+		unlink(path);
+		g_free(path);
+	}
+
+	/* a last line without '\n' ending exactly at a page end, and one
+	 * whose '\n' is the page's last byte */
+	for (int nl = 0; nl < 2; nl++) {
+		size_t page = (size_t)sysconf(_SC_PAGESIZE);
+		char *data = g_malloc(page);
+
+		memset(data, 'x', page);
+		memcpy(data, "a;b 1\n", 6);
+		memcpy(data + page - 2 - nl, " 7\n", 2 + (size_t)nl);
+		path = write_temp(data, page);
+		got = read_both(path, false, &e);
+		CHECK(g_str_has_prefix(got, "1:a;b 1\n2:xxx"));
+		CHECK(strstr(got, "x 7\nskips 0") != NULL);
+		CHECK_STR(e, "");
+		g_free(got);
+		g_free(e);
+		g_free(data);
+		unlink(path);
+		g_free(path);
+	}
+
+	/* stdin cannot be mapped: read as a stream */
+	struct folded_reader *r = folded_reader_open_mapped("-", skips, &err);
+	CHECK(r && !folded_reader_stable(r));
+	folded_reader_free(r);
+	r = folded_reader_open_mapped("/nonexistent/x", skips, &err);
+	CHECK(!r && err && strstr(err->message, "/nonexistent/x: cannot open"));
+	g_clear_error(&err);
+	r = folded_reader_open_mapped("/tmp", skips, &err);
+	CHECK(!r && err && strstr(err->message, "/tmp: is a directory"));
+	g_clear_error(&err);
+	skip_log_free(skips);
+}
+
+/* Keys by reference: the entry points at the caller's bytes. */
+static void test_table_ref(void)
+{
+	struct fold_table *t = fold_table_new();
+	const char buf[] = "main;work main;idle";
+	struct fold_entry *e = fold_table_add2_ref(t, buf, 9, fk_count_from_u64(2), 1);
+
+	CHECK(e->stack == buf && e->len == 9);
+	CHECK(fold_table_add2(t, "main;work", 9, fk_count_from_u64(3), 0) == e);
+	CHECK(e->count[0] == fk_count_from_u64(5) && e->count[1] == 1);
+	e = fold_table_add2(t, "main;idle", 9, 1, 0);
+	CHECK(e->stack != buf + 10 && e->stack[9] == '\0');	/* a copy */
+	CHECK(fold_table_add2_ref(t, buf + 10, 9, 1, 0) == e && e->count[0] == 2);
+	CHECK(fold_table_size(t) == 2 && fold_table_total(t, 0) == fk_count_from_u64(5) + 2);
+	fold_table_free(t);
+}
+
+/* Option values are checked with the messages main() prints. */
+static void test_args(void)
+{
+	static const struct { const char *minwidth, *factor, *colors, *encoding, *err; } cases[] = {
+		{ "0.1", NULL, "hot", NULL, NULL },
+		{ "5%", "2", "java", "latin1", NULL },
+		{ "x", NULL, "hot", NULL, "--minwidth: 'x' is not a width" },
+		{ "1", "0", "hot", NULL, "--factor must be positive" },
+		{ "1", NULL, "pink", NULL, "--colors: unknown palette 'pink'" },
+		{ "1", NULL, "hot", "utf-16", "--encoding: 'utf-16' is not UTF-8" },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		struct svg_args a = SVG_ARGS_INIT;
+		struct fg_opts fo = FG_OPTS_INIT;
+		struct svg_opts so = SVG_OPTS_INIT;
+		GError *err = NULL;
+		int rc;
+
+		CHECK(svg_args_entries(&a)[2].arg_data == &a.width);
+		a.minwidth = (char *)cases[i].minwidth;
+		a.factor = (char *)cases[i].factor;
+		a.colors = (char *)cases[i].colors;
+		a.encoding = (char *)cases[i].encoding;
+		rc = svg_args_apply(&a, &fo, &so, &err);
+		if (!cases[i].err) {
+			CHECK(rc == 0 && !err);
+		} else {
+			CHECK(rc < 0 && err && g_str_has_prefix(err->message, cases[i].err));
+		}
+		if (i == 1)
+			CHECK(fo.minwidth_pct && fo.minwidth == 5 &&
+			      so.factor == fk_count_from_u64(2) && so.palette == PAL_JAVA);
+		g_clear_error(&err);
+	}
+}
+
 int main(void)
 {
 	test_utf8();
@@ -152,5 +451,9 @@ int main(void)
 	test_rand48();
 	test_numbers();
 	test_model();
+	test_paths();
+	test_mapped();
+	test_table_ref();
+	test_args();
 	return CHECK_DONE();
 }
