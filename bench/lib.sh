@@ -2,6 +2,10 @@
 #
 #   secs=$(median_time RUNS cmd args...)   median wall seconds of RUNS runs,
 #                                          stdout discarded
+#   secs=$(median_cpu RUNS cmd args...)    median CPU seconds (user+sys) of
+#                                          RUNS runs: on a shared machine
+#                                          wall time also counts the time
+#                                          other processes hold the CPUs
 #   mbps BYTES SECONDS                     MB/s (1 MB = 10^6 bytes)
 #   peak_rss_kb cmd args...                peak RSS in KiB (stdout discarded)
 
@@ -10,6 +14,14 @@ median_time() {
 	for ((i = 0; i < runs; i++)); do
 		t=$( { TIMEFORMAT=%R; time "$@" > /dev/null 2>/dev/null; } 2>&1 )
 		echo "$t"
+	done | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'
+}
+
+median_cpu() {
+	local runs=$1 i; shift
+	for ((i = 0; i < runs; i++)); do
+		{ TIMEFORMAT='%U %S'; time "$@" > /dev/null 2>/dev/null; } 2>&1 |
+			awk '{ printf "%.3f\n", $1 + $2 }'
 	done | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'
 }
 
@@ -32,4 +44,4 @@ peak_rss_kb() {
 	wait $pid
 	echo "$hwm"
 }
-export -f median_time mbps ratio peak_rss_kb
+export -f median_time median_cpu mbps ratio peak_rss_kb
