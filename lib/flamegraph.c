@@ -670,38 +670,53 @@ static void compact(struct flamegraph *fg)
 {
 	GArray *v = fg->sorted;
 	struct sorted *x = (struct sorted *)(void *)v->data;
-	size_t n = v->len;
+	size_t n = v->len, w = 0;
 	struct skey *k = g_new(struct skey, n);
 	size_t *lcp = g_new(size_t, n);
-	GArray *out = g_array_sized_new(FALSE, FALSE, sizeof(struct sorted),
-					(guint)n);
 
 	for (size_t i = 0; i < n; i++)
 		k[i] = (struct skey){ x[i].p, x[i].len, { .i = i }, 0 };
 	lcp[0] = 0;
 	load_keys(k, n, 0);
 	sort_stacks(k, lcp, n, 0);
-	for (size_t i = 0; i < n; i++) {
-		if (i + 8 < n)
-			__builtin_prefetch(&x[k[i + 8].i]);
-		struct sorted y = x[k[i].i];
-		struct sorted *last = out->len
-			? &g_array_index(out, struct sorted, out->len - 1) : NULL;
+	/*
+	 * Put x in sorted order in place, one cycle of the permutation at a
+	 * time (a second array would cost as many fresh pages as x holds).
+	 */
+	for (size_t j = 0; j < n; j++) {
+		struct sorted t;
+		size_t cur = j;
 
-		if (last && lcp[i] == y.len && last->len == y.len) {
-			last->c0 += y.c0;
-			last->c1 += y.c1;
+		if (k[j].i == j)
+			continue;
+		t = x[j];
+		for (;;) {
+			size_t src = k[cur].i;
+
+			k[cur].i = cur;		/* placed */
+			if (src == j) {
+				x[cur] = t;
+				break;
+			}
+			x[cur] = x[src];
+			cur = src;
+		}
+	}
+	/* then sum equal neighbours */
+	for (size_t j = 0; j < n; j++) {
+		if (w && lcp[j] == x[j].len && x[w - 1].len == x[j].len) {
+			x[w - 1].c0 += x[j].c0;
+			x[w - 1].c1 += x[j].c1;
 			continue;
 		}
-		y.lcp = lcp[i];
-		g_array_append_val(out, y);
+		x[w] = x[j];
+		x[w++].lcp = lcp[j];
 	}
 	g_free(k);
 	g_free(lcp);
-	g_array_free(v, TRUE);
-	fg->sorted = out;
-	fg->nsorted = out->len;
-	fg->compact_at = MAX(2 * (size_t)out->len, (size_t)1 << 16);
+	g_array_set_size(v, (guint)w);
+	fg->nsorted = w;
+	fg->compact_at = MAX(2 * w, (size_t)1 << 16);
 }
 
 static int by_seq(const void *a, const void *b)
