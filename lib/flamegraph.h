@@ -14,15 +14,20 @@
  *	}
  *	fg_free(fg);
  *
- * Stacks are aggregated in a fold_table and walked in sorted order (the
- * order `sort` gives flamegraph.pl's input lines), so sibling frames are in
- * name order; with flamechart they are walked in input order and only
- * neighbouring equal frames merge.  Each '<' and '>' in a stack becomes '('
+ * Equal stacks are summed and walked in sorted order (the order `sort`
+ * gives flamegraph.pl's input lines), so sibling frames are in name order;
+ * with flamechart they are walked in input order and only neighbouring
+ * equal frames merge.  Sorted input is merged as it comes, with no table
+ * and no sort; once a stack comes out of order, stacks added by reference
+ * (fg_add_ref()) are kept as references and sorted (summing equal ones)
+ * whenever they double, and copied ones go to a fold_table, so memory stays
+ * within about twice the distinct stacks either way.  Each '<' and '>' in a stack becomes '('
  * and ')' as flamegraph.pl does (scripts that read its SVGs rely on it).
  *
  * Frames narrower than the minimum width are dropped while walking, so
  * memory grows with unique stacks and drawn frames, never with input size
  * (except with flamechart, which keeps one entry per run of equal lines).
+ * Stacks passed by reference are not copied: frame names point into them.
  *
  * With chain, each stack is rewritten as flamegraph.pl does for chain
  * graphs: the part before the first ";--;" separator gets a "--" frame
