@@ -4,6 +4,7 @@
 #include "maplines.h"
 
 #include <string.h>
+#include <unistd.h>
 
 static inline bool is_blank(char c)
 {
@@ -79,6 +80,7 @@ const char *folded_parse(const char *s, size_t len, struct folded_line *out)
 struct folded_reader {
 	struct line_reader *lr;	/* or, for a mapped file: */
 	struct map_lines *map;
+	int fd;			/* lr's, when this reader opened it; or -1 */
 	struct skip_log *skips;
 };
 
@@ -92,6 +94,7 @@ struct folded_reader *folded_reader_open(const char *path,
 		return NULL;
 	fr = g_new0(struct folded_reader, 1);
 	fr->lr = lr;
+	fr->fd = -1;
 	fr->skips = skips;
 	return fr;
 }
@@ -100,19 +103,19 @@ struct folded_reader *folded_reader_open_mapped(const char *path,
 						struct skip_log *skips,
 						GError **err)
 {
-	GError *e = NULL;
-	struct map_lines *m = map_lines_open(path, &e);
+	struct map_lines *m;
 	struct folded_reader *fr;
+	int fd;
 
-	if (!m) {
-		if (e) {
-			g_propagate_error(err, e);
-			return NULL;
-		}
+	if (!path || strcmp(path, "-") == 0)
 		return folded_reader_open(path, skips, err);
-	}
+	if (!(m = map_lines_open(path, &fd, err)) && fd < 0)
+		return NULL;
 	fr = g_new0(struct folded_reader, 1);
 	fr->map = m;
+	fr->fd = fd;
+	if (!m)		/* not a regular file: a stream, read once */
+		fr->lr = line_reader_from_fd(fd, path);
 	fr->skips = skips;
 	return fr;
 }
@@ -170,5 +173,7 @@ void folded_reader_free(struct folded_reader *fr)
 		return;
 	line_reader_free(fr->lr);
 	map_lines_free(fr->map);
+	if (fr->fd >= 0)
+		close(fr->fd);
 	g_free(fr);
 }

@@ -22,27 +22,33 @@ struct map_lines {
 	char *name;
 };
 
-struct map_lines *map_lines_open(const char *path, GError **err)
+struct map_lines *map_lines_open(const char *path, int *fdp, GError **err)
 {
 	struct map_lines *m;
 	struct stat st;
 	void *p = NULL;
 	int fd;
 
-	if (!path || strcmp(path, "-") == 0)
-		return NULL;
+	*fdp = -1;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		fk_error_at(err, FK_ERROR_IO, path, 0, "cannot open: %s",
 			    g_strerror(errno));
 		return NULL;
 	}
-	/* an empty file is read as a stream: /proc files say 0 bytes
-	 * whatever they hold, and /proc/self/mem fails to read */
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
-		if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
-			fk_error_at(err, FK_ERROR_IO, path, 0, "is a directory");
+	if (fstat(fd, &st) < 0)
+		st.st_mode = 0;
+	if (S_ISDIR(st.st_mode)) {
+		fk_error_at(err, FK_ERROR_IO, path, 0, "is a directory");
 		close(fd);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size <= 0) {
+		/* a FIFO's data would be lost if it were closed and opened
+		 * again: the caller reads this descriptor.  An empty file
+		 * too: /proc files say 0 bytes whatever they hold, and
+		 * /proc/self/mem fails to read */
+		*fdp = fd;
 		return NULL;
 	}
 	/*
@@ -53,7 +59,7 @@ struct map_lines *map_lines_open(const char *path, GError **err)
 		p = mmap(NULL, (size_t)st.st_size, PROT_READ,
 			 MAP_SHARED | MAP_POPULATE, fd, 0);
 		if (p == MAP_FAILED) {
-			close(fd);
+			*fdp = fd;
 			return NULL;
 		}
 		madvise(p, (size_t)st.st_size, MADV_SEQUENTIAL);

@@ -3,11 +3,12 @@
  * that want to keep pointers to lines instead of copying them.
  *
  *	GError *err = NULL;
- *	struct map_lines *m = map_lines_open(path, &err);
+ *	int fd;
+ *	struct map_lines *m = map_lines_open(path, &fd, &err);
  *	if (!m && err)
  *		report(err);            // "FILE: cannot open: REASON"
  *	else if (!m)
- *		...                     // not a regular file: use line_reader
+ *		...                     // not a regular file: read fd, close it
  *	struct line line;
  *	while ((rc = map_lines_next(m, &line, &err)) > 0)
  *		keep(line.s, line.len); // valid until map_lines_free(m)
@@ -36,12 +37,13 @@
 struct map_lines;
 
 /*
- * Maps path when it is a regular file.  Returns NULL with *err set when it
- * cannot be opened or is a directory (line_reader_open()'s messages), and
- * NULL with *err untouched when it is not a regular file or cannot be
- * mapped, so the caller can read it as a stream instead.
+ * Maps path (a file name; not "-") when it is a regular file.  Returns NULL
+ * with *err set when it cannot be opened or is a directory
+ * (line_reader_open()'s messages), and NULL with *fd set to the open file
+ * when it is not a regular file (a FIFO, a device) or cannot be mapped: the
+ * caller then reads it as a stream and closes *fd.  Otherwise *fd is -1.
  */
-struct map_lines *map_lines_open(const char *path, GError **err);
+struct map_lines *map_lines_open(const char *path, int *fd, GError **err);
 
 /* Returns 1 and fills *line, 0 at end of input, or -1 and sets *err. */
 int map_lines_next(struct map_lines *m, struct line *line, GError **err);

@@ -15,6 +15,7 @@
 #include "xmlesc.h"
 
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *esc(size_t (*f)(char *, const char *, size_t), const char *s)
@@ -330,6 +331,17 @@ static char *read_both(const char *path, bool empty, char **error)
 	return g_string_free(out[0], FALSE);
 }
 
+static gpointer fifo_writer(gpointer path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f) {
+		fputs("a;b 5\n", f);
+		fclose(f);
+	}
+	return NULL;
+}
+
 /* The mapped reader returns what the streaming one does, and keeps it. */
 static void test_mapped(void)
 {
@@ -377,8 +389,29 @@ static void test_mapped(void)
 		g_free(path);
 	}
 
+	/* a FIFO is read as a stream, from the one open: its data would be
+	 * lost if it were closed and opened again */
+	path = g_strdup("/tmp/lib_svg-fifo-XXXXXX");
+	CHECK(g_mkdtemp(path) != NULL);
+	char *fifo = g_build_filename(path, "f", NULL);
+	CHECK(mkfifo(fifo, 0600) == 0);
+	GThread *th = g_thread_new("writer", fifo_writer, fifo);
+	struct folded_reader *r = folded_reader_open_mapped(fifo, skips, &err);
+	struct folded_line fl;
+
+	CHECK(r && !folded_reader_stable(r));
+	CHECK(r && folded_reader_next(r, &fl, &err) == 1 && fl.len == 3 &&
+	      memcmp(fl.stack, "a;b", 3) == 0 && fl.count[0] == fk_count_from_u64(5));
+	CHECK(r && folded_reader_next(r, &fl, &err) == 0);
+	folded_reader_free(r);
+	g_thread_join(th);
+	unlink(fifo);
+	rmdir(path);
+	g_free(fifo);
+	g_free(path);
+
 	/* stdin cannot be mapped: read as a stream */
-	struct folded_reader *r = folded_reader_open_mapped("-", skips, &err);
+	r = folded_reader_open_mapped("-", skips, &err);
 	CHECK(r && !folded_reader_stable(r));
 	folded_reader_free(r);
 	r = folded_reader_open_mapped("/nonexistent/x", skips, &err);
