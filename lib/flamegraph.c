@@ -42,7 +42,10 @@ struct skey {
 	uint64_t key;		/* key_at() the depth being sorted on */
 };
 
-/* A stack of sorted input: stacks then need no table and no sort. */
+/*
+ * A stack of sorted input (which then needs no table and no sort), or one
+ * of a stable input out of order (lcp then waits for compact()).
+ */
 struct sorted {
 	const char *p;
 	size_t len;
@@ -205,8 +208,9 @@ static void add_to_table(struct flamegraph *fg, const char *stack, size_t len,
 /*
  * Sorted input (fp-collapse's) is merged as it comes: a stack equal to the
  * last one adds to it, a greater one is appended with the length of the
- * prefix they share, which the flow needs anyway.  The first stack out of
- * order moves what came so far into the table and the sort.
+ * prefix they share, which the flow needs anyway.  From the first stack out
+ * of order on, stable stacks are appended as they come and sorted by
+ * compact(), and a stack to be copied moves everything into the table.
  */
 static bool add_sorted(struct flamegraph *fg, const char *stack, size_t len,
 		       fk_count c0, fk_count c1, bool stable)

@@ -62,7 +62,6 @@ struct map_lines *map_lines_open(const char *path, int *fdp, GError **err)
 			*fdp = fd;
 			return NULL;
 		}
-		madvise(p, (size_t)st.st_size, MADV_SEQUENTIAL);
 	}
 	close(fd);
 	m = g_new0(struct map_lines, 1);
