@@ -13,6 +13,8 @@
 #include <emmintrin.h>
 #endif
 
+#define POPULATE_MAX ((off_t)1 << 30)
+
 struct map_lines {
 	const char *map;	/* NULL for an empty file */
 	size_t size;
@@ -52,12 +54,14 @@ struct map_lines *map_lines_open(const char *path, int *fdp, GError **err)
 		return NULL;
 	}
 	/*
-	 * MAP_POPULATE maps the pages the page cache holds in one call rather
-	 * than one fault per few pages; the mapping outlives the descriptor.
+	 * MAP_POPULATE maps the whole file in one call rather than one fault
+	 * per few pages; but it reads the file first, so not for one that may
+	 * not fit in memory.  The mapping outlives the descriptor.
 	 */
 	if (st.st_size > 0 && (uint64_t)st.st_size <= SIZE_MAX) {
 		p = mmap(NULL, (size_t)st.st_size, PROT_READ,
-			 MAP_SHARED | MAP_POPULATE, fd, 0);
+			 MAP_SHARED | (st.st_size <= POPULATE_MAX ? MAP_POPULATE : 0),
+			 fd, 0);
 		if (p == MAP_FAILED) {
 			*fdp = fd;
 			return NULL;
