@@ -61,8 +61,9 @@ struct folded_reader *folded_reader_open(const char *path,
  * maplines.h: the kernel may drop its pages, but a file truncated while
  * mapped raises SIGBUS), so the stacks returned stay valid until
  * folded_reader_free() and need not be copied: folded_reader_stable() then
- * says so.  Anything else (stdin, a pipe) is read as a stream, as by
- * folded_reader_open(), with the same lines, skips and errors.
+ * says so.  Anything else (stdin, a pipe, an empty or /proc file) is read
+ * as a stream, as by folded_reader_open(), with the same lines, skips and
+ * errors.
  */
 struct folded_reader *folded_reader_open_mapped(const char *path,
 						struct skip_log *skips,

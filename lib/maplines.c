@@ -16,7 +16,7 @@
 #define POPULATE_MAX ((off_t)1 << 30)
 
 struct map_lines {
-	const char *map;	/* NULL for an empty file */
+	const char *map;	/* never empty */
 	size_t size;
 	size_t pos;		/* first byte not yet returned */
 	bool stops;		/* a '\n' or NUL follows every line */
@@ -28,7 +28,7 @@ struct map_lines *map_lines_open(const char *path, int *fdp, GError **err)
 {
 	struct map_lines *m;
 	struct stat st;
-	void *p = NULL;
+	void *p;
 	int fd;
 
 	*fdp = -1;
@@ -45,11 +45,12 @@ struct map_lines *map_lines_open(const char *path, int *fdp, GError **err)
 		close(fd);
 		return NULL;
 	}
-	if (!S_ISREG(st.st_mode) || st.st_size <= 0) {
+	if (!S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    (uint64_t)st.st_size > SIZE_MAX) {
 		/* a FIFO's data would be lost if it were closed and opened
 		 * again: the caller reads this descriptor.  An empty file
-		 * too: /proc files say 0 bytes whatever they hold, and
-		 * /proc/self/mem fails to read */
+		 * too: /proc and /sys files say 0 bytes but have more, or
+		 * fail to read (/proc/self/mem) */
 		*fdp = fd;
 		return NULL;
 	}
@@ -58,26 +59,24 @@ struct map_lines *map_lines_open(const char *path, int *fdp, GError **err)
 	 * per few pages; but it reads the file first, so not for one that may
 	 * not fit in memory.  The mapping outlives the descriptor.
 	 */
-	if (st.st_size > 0 && (uint64_t)st.st_size <= SIZE_MAX) {
-		p = mmap(NULL, (size_t)st.st_size, PROT_READ,
-			 MAP_SHARED | (st.st_size <= POPULATE_MAX ? MAP_POPULATE : 0),
-			 fd, 0);
-		if (p == MAP_FAILED) {
-			*fdp = fd;
-			return NULL;
-		}
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ,
+		 MAP_SHARED | (st.st_size <= POPULATE_MAX ? MAP_POPULATE : 0),
+		 fd, 0);
+	if (p == MAP_FAILED) {
+		*fdp = fd;
+		return NULL;
 	}
 	close(fd);
 	m = g_new0(struct map_lines, 1);
 	m->map = p;
-	m->size = p ? (size_t)st.st_size : 0;
+	m->size = (size_t)st.st_size;
 	/*
 	 * The kernel fills the rest of the last page with zeros, so unless
 	 * the file ends exactly at a page boundary without a '\n', a search
 	 * for '\n' or NUL always stops inside the mapping.
 	 */
-	m->stops = p && (m->size % (size_t)sysconf(_SC_PAGESIZE) != 0 ||
-			 m->map[m->size - 1] == '\n');
+	m->stops = m->size % (size_t)sysconf(_SC_PAGESIZE) != 0 ||
+		   m->map[m->size - 1] == '\n';
 	m->name = g_strdup(path);
 	return m;
 }
@@ -161,8 +160,7 @@ void map_lines_free(struct map_lines *m)
 {
 	if (!m)
 		return;
-	if (m->map)
-		munmap((void *)m->map, m->size);
+	munmap((void *)m->map, m->size);
 	g_free(m->name);
 	g_free(m);
 }

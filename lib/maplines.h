@@ -40,8 +40,9 @@ struct map_lines;
  * Maps path (a file name; not "-") when it is a regular file.  Returns NULL
  * with *err set when it cannot be opened or is a directory
  * (line_reader_open()'s messages), and NULL with *fd set to the open file
- * when it is not a regular file (a FIFO, a device) or cannot be mapped: the
- * caller then reads it as a stream and closes *fd.  Otherwise *fd is -1.
+ * when it is not a regular file (a FIFO, a device), says it is empty (as
+ * /proc files do, whatever they hold) or cannot be mapped: the caller then
+ * reads it as a stream and closes *fd.  Otherwise *fd is -1.
  */
 struct map_lines *map_lines_open(const char *path, int *fd, GError **err);
 
