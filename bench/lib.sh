@@ -34,6 +34,13 @@ ratio() {
 }
 
 peak_rss_kb() {
+	# GNU time reads the kernel's figure; polling misses short runs
+	if [ -x /usr/bin/time ]; then
+		local f; f=$(mktemp)
+		/usr/bin/time -f %M -o "$f" "$@" > /dev/null 2>/dev/null
+		tail -n 1 "$f"; rm -f "$f"
+		return
+	fi
 	"$@" > /dev/null 2>/dev/null &
 	local pid=$! hwm=0 h
 	while kill -0 $pid 2>/dev/null; do
