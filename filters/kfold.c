@@ -68,6 +68,7 @@ int main(int argc, char **argv)
 	struct kfolder *k;
 	struct fold_table *t;
 	struct skip_log *skips;
+	GPtrArray *readers;
 	int status = FK_EXIT_OK, ncounts = 1;
 	GError *err = NULL;
 
@@ -95,9 +96,13 @@ int main(int argc, char **argv)
 
 	t = fold_table_new();
 	skips = skip_log_new();
+	/* mapped files stay open until the table is written: it refers to them */
+	readers = g_ptr_array_new_with_free_func((GDestroyNotify)folded_reader_free);
 	for (int i = 1; i < argc || i == 1; i++) {
-		struct folded_reader *fr = folded_reader_open(i < argc ? argv[i] : "-", skips, &err);
+		struct folded_reader *fr = folded_reader_open_mapped(i < argc ? argv[i] : "-",
+								     skips, &err);
 		struct folded_line fl;
+		bool stable;
 		int rc;
 
 		if (!fr) {
@@ -106,11 +111,16 @@ int main(int argc, char **argv)
 			status = FK_EXIT_FAILURE;
 			continue;
 		}
+		stable = folded_reader_stable(fr);
 		while ((rc = folded_reader_next(fr, &fl, &err)) > 0) {
 			size_t n;
 			const char *s = kfolder_apply(k, fl.stack, fl.len, &n);
 
-			fold_table_add2(t, s, n, fl.count[0], fl.count[1]);
+			/* an unchanged stack of a mapped file needs no copy */
+			if (stable && s == fl.stack)
+				fold_table_add2_ref(t, s, n, fl.count[0], fl.count[1]);
+			else
+				fold_table_add2(t, s, n, fl.count[0], fl.count[1]);
 			if (fl.ncounts > ncounts)
 				ncounts = fl.ncounts;
 		}
@@ -119,7 +129,7 @@ int main(int argc, char **argv)
 			err = NULL;
 			status = FK_EXIT_FAILURE;
 		}
-		folded_reader_free(fr);
+		g_ptr_array_add(readers, fr);
 	}
 
 	if (fold_table_write(t, stdout, ncounts, &err) < 0) {
@@ -129,6 +139,7 @@ int main(int argc, char **argv)
 	tool_report_skips(skips, opts.verbose);
 	skip_log_free(skips);
 	fold_table_free(t);
+	g_ptr_array_free(readers, TRUE);
 	kfolder_free(k);
 	for (guint i = 0; i < opts.rules->len; i++) {
 		g_free((char *)g_array_index(opts.rules, struct kfold_rule, i).regex);
