@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #define NAME "foldkit"
 #define SCHED_SWITCH "sched:sched_switch"
@@ -292,6 +293,14 @@ static void report_dropped(struct state *st)
 	g_string_free(s, TRUE);
 }
 
+/* True if path exists and is not a regular file (nor a link to one). */
+static bool output_is_special(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0 && !S_ISREG(sb.st_mode);
+}
+
 static int write_output(struct state *st, uint64_t *dropped)
 {
 	GError *err = NULL;
@@ -304,6 +313,23 @@ static int write_output(struct state *st, uint64_t *dropped)
 		if (rc == 0)
 			warn("wrote %zu profile%s and index.tsv to %s", nfiles,
 			     nfiles == 1 ? "" : "s", st->o.split);
+	} else if (st->o.output && output_is_special(st->o.output)) {
+		/*
+		 * A device or FIFO (/dev/full, /dev/stdout, a named pipe) is
+		 * written in place: renaming a temporary file over it would
+		 * replace the device node with a regular file.
+		 */
+		FILE *f = fopen(st->o.output, "w");
+
+		if (!f) {
+			warn("%s: cannot open: %s", st->o.output, g_strerror(errno));
+			return -1;
+		}
+		rc = profiles_write(st->profiles, f, st->o.output, st->off != NULL, dropped, &err);
+		if (fclose(f) != 0 && rc == 0) {
+			warn("%s: write error: %s", st->o.output, g_strerror(errno));
+			rc = -2;
+		}
 	} else if (st->o.output) {
 		char *tmp = g_strdup_printf("%s.tmpXXXXXX", st->o.output);
 		int fd = g_mkstemp(tmp);
@@ -314,7 +340,7 @@ static int write_output(struct state *st, uint64_t *dropped)
 			g_free(tmp);
 			return -1;
 		}
-		rc = profiles_write(st->profiles, f, st->off != NULL, dropped, &err);
+		rc = profiles_write(st->profiles, f, st->o.output, st->off != NULL, dropped, &err);
 		if (fclose(f) != 0 && rc == 0) {
 			warn("%s: write error: %s", st->o.output, g_strerror(errno));
 			rc = -2;
@@ -327,7 +353,7 @@ static int write_output(struct state *st, uint64_t *dropped)
 			unlink(tmp);
 		g_free(tmp);
 	} else {
-		rc = profiles_write(st->profiles, stdout, st->off != NULL, dropped, &err);
+		rc = profiles_write(st->profiles, stdout, "<stdout>", st->off != NULL, dropped, &err);
 	}
 	if (err) {
 		warn("%s", err->message);

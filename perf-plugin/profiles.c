@@ -96,7 +96,14 @@ static int write_table(struct fold_table *t, FILE *out, const char *name,
 
 	if (!round_us) {
 		*total = fold_table_total(t, 0);
-		return fold_table_write(t, out, 1, err);
+		/* The table calls every stream <stdout>; name the real one. */
+		errno = 0;
+		if (fold_table_write(t, out, 1, NULL) != 0) {
+			fk_error_at(err, FK_ERROR_IO, name, 0, "write error: %s",
+				    g_strerror(errno ? errno : EIO));
+			return -1;
+		}
+		return 0;
 	}
 	*total = 0;
 	fold_table_foreach(t, round_entry, NULL);
@@ -121,13 +128,13 @@ static int write_table(struct fold_table *t, FILE *out, const char *name,
 	return 0;
 }
 
-int profiles_write(struct profiles *p, FILE *out, bool round_us,
-		   uint64_t *dropped, GError **err)
+int profiles_write(struct profiles *p, FILE *out, const char *name,
+		   bool round_us, uint64_t *dropped, GError **err)
 {
 	fk_count total;
 
 	g_return_val_if_fail(!p->split, -1);
-	return write_table(collapser_table(p->all->c), out, "<stdout>",
+	return write_table(collapser_table(p->all->c), out, name,
 			   round_us, dropped, &total, err);
 }
 

@@ -8,7 +8,7 @@
  *	collapser_add(pr->c, &sample);
  *	pr->samples++;
  *	...at the end:
- *	profiles_write(p, stdout, false, &err);            // one table
+ *	profiles_write(p, stdout, "<stdout>", false, &err); // one table
  *	profiles_write_split(p, "out", false, &err);       // DIR/comm-pid.folded
  *	profiles_free(p);
  *
@@ -48,9 +48,12 @@ void profiles_free(struct profiles *p);
 struct profile *profiles_get(struct profiles *p, int pid, int tid,
 			     const char *comm);
 
-/* Writes every stack of every profile, merged and sorted, to out. */
-int profiles_write(struct profiles *p, FILE *out, bool round_us,
-		   uint64_t *dropped, GError **err);
+/*
+ * Writes every stack of every profile, merged and sorted, to out; name
+ * (e.g. "<stdout>") is what a write error calls out.
+ */
+int profiles_write(struct profiles *p, FILE *out, const char *name,
+		   bool round_us, uint64_t *dropped, GError **err);
 
 /*
  * Writes DIR/<comm>-<pid>.folded for every profile with samples, and
