@@ -27,8 +27,8 @@ enum fk_count_status fk_count_parse(const char *s, size_t len, fk_count *out)
 	}
 	if (i != len)
 		return FK_COUNT_INVALID;
-	if (ndigits + nfrac == 0)
-		return ndigits || nfrac || i > 1 ? FK_COUNT_INVALID : FK_COUNT_EMPTY;
+	if (ndigits + nfrac == 0)	/* "+", ".", "+.": a sign or point alone */
+		return FK_COUNT_INVALID;
 	for (; nfrac < FK_COUNT_FRAC_DIGITS; nfrac++)
 		frac *= 10;
 	*out = (fk_count)(whole * FK_COUNT_ONE + frac);

@@ -9,9 +9,12 @@
  *	fwrite(buf, 1, fk_count_format(total, buf), out);   // "12.5"
  *
  * An fk_count is a signed 128-bit fixed-point number in units of 10^-9, so
- * sums of up to 2^64 counts of 2^64-1 each stay exact, and differences
- * (fold-diff deltas) may be negative.  Integer counts print as integers,
- * byte for byte what the Perl tools print.
+ * differences (fold-diff deltas) may be negative and sums stay exact up to
+ * about 1.7e29: more than nine thousand million counts of 2^64-1 each, or
+ * 2^64 counts of up to 9.2e9 each (adding past that would overflow).
+ * Integer counts print as integers, byte for byte what the Perl tools
+ * print.  A sum above 2^64-1 prints exactly but fk_count_parse() refuses
+ * it (FK_COUNT_TOO_LARGE), so such a line cannot be read back.
  */
 #ifndef FOLDKIT_COUNT_H
 #define FOLDKIT_COUNT_H
@@ -28,7 +31,7 @@ typedef __int128 fk_count;
 
 enum fk_count_status {
 	FK_COUNT_OK = 0,
-	FK_COUNT_EMPTY,		/* no digits */
+	FK_COUNT_EMPTY,		/* len is 0 */
 	FK_COUNT_INVALID,	/* not a decimal number */
 	FK_COUNT_NEGATIVE,	/* starts with '-' */
 	FK_COUNT_TOO_LARGE,	/* integer part above 2^64-1 */

@@ -36,12 +36,14 @@ const char *folded_parse(const char *s, size_t len, struct folded_line *out)
 
 	while (len && is_blank(s[len - 1]))
 		len--;
+	if (len == 0)		/* s[0] is not ours to read */
+		return "blank line";
 	if (s[0] == '#')
 		return "comment";
 	rest = len;
 	tok = last_token(s, &rest, &tlen);
-	if (rest == len || rest == 0)	/* one token: a stack, or a count, alone */
-		return tok == s && tlen && fk_count_parse(tok, tlen, &c) == FK_COUNT_OK
+	if (rest == 0)		/* one token: a stack, or a count, alone */
+		return fk_count_parse(tok, tlen, &c) == FK_COUNT_OK
 		       ? "missing stack" : "missing count";
 	st = fk_count_parse(tok, tlen, &c);
 	if (st != FK_COUNT_OK)

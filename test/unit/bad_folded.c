@@ -1,0 +1,283 @@
+/*
+ * bad_folded.c - the malformed-input catalogue (docs/bad-input.md) for
+ * folded-stack input, through lib/ (folded_reader into a fold_table), as
+ * every folded-reading tool uses it.  Each case states the documented
+ * outcome: the stacks read, the skips counted by reason, or the error.
+ */
+#include "bad_check.h"
+
+#include "error.h"
+#include "folded.h"
+#include "foldtable.h"
+
+#include <string.h>
+
+struct result {
+	struct fold_table *t;
+	struct skip_log *skips;
+	GError *err;		/* the open or read error, or NULL */
+	char *path;
+};
+
+static void load(struct result *res, const char *path)
+{
+	struct folded_reader *fr;
+	struct folded_line fl;
+	int rc;
+
+	res->t = fold_table_new();
+	res->skips = skip_log_new();
+	res->err = NULL;
+	fr = folded_reader_open(path, res->skips, &res->err);
+	if (!fr)
+		return;
+	while ((rc = folded_reader_next(fr, &fl, &res->err)) > 0)
+		fold_table_add2(res->t, fl.stack, fl.len, fl.count[0], fl.count[1]);
+	folded_reader_free(fr);
+}
+
+static void run(struct result *res, const char *data, size_t len)
+{
+	res->path = bad_tmpfile(data, len);
+	load(res, res->path);
+}
+
+static void done(struct result *res)
+{
+	if (res->path) {
+		unlink(res->path);
+		g_free(res->path);
+	}
+	fold_table_free(res->t);
+	skip_log_free(res->skips);
+	g_clear_error(&res->err);
+	memset(res, 0, sizeof(*res));
+}
+
+#define RUN(res, lit) run(res, lit, sizeof(lit) - 1)
+
+static fk_count count_of(struct result *res, const char *stack, int col)
+{
+	struct fold_entry *e = fold_table_find(res->t, stack, strlen(stack));
+	return e ? e->count[col] : -1;
+}
+
+/* The skip summary, "" when nothing was skipped (a static buffer). */
+static const char *skips(struct result *res)
+{
+	static char buf[512];
+	char *s = skip_log_summary(res->skips, NULL);
+
+	g_strlcpy(buf, s ? s : "", sizeof(buf));
+	g_free(s);
+	return buf;
+}
+
+/* err's message with the temporary path replaced by "F". */
+static const char *errmsg(struct result *res)
+{
+	static char buf[512];
+	const char *m = res->err ? res->err->message : "(no error)";
+	size_t pl = res->path ? strlen(res->path) : 0;
+
+	if (pl && strncmp(m, res->path, pl) == 0)
+		snprintf(buf, sizeof(buf), "F%s", m + pl);
+	else
+		g_strlcpy(buf, m, sizeof(buf));
+	return buf;
+}
+
+#define N(x) fk_count_from_u64(x)
+
+static void test_empty_and_comments(void)
+{
+	struct result r;
+
+	RUN(&r, "");
+	CHECK(!r.err && fold_table_size(r.t) == 0 && !*skips(&r), "empty: %s", skips(&r));
+	done(&r);
+
+	RUN(&r, "\n\n  \t\n");
+	CHECK(!r.err && fold_table_size(r.t) == 0 && !*skips(&r), "blank lines: %s", skips(&r));
+	done(&r);
+
+	RUN(&r, "# a comment\n#another\n# a;b 5\n");
+	CHECK(!r.err && fold_table_size(r.t) == 0, "comments gave stacks");
+	CHECK(strcmp(skips(&r), "3 lines skipped: 3 comment") == 0, "comments: %s", skips(&r));
+	done(&r);
+}
+
+static void test_binary(void)
+{
+	struct result r;
+	static const char garbage[] = "\x7f" "ELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x03\0>\0";
+	static const char nul[] = "a;b 1\na;\0c 2\na;d 3\n";
+
+	run(&r, garbage, sizeof(garbage) - 1);
+	CHECK(r.err && r.err->code == FK_ERROR_BINARY, "garbage: %s", errmsg(&r));
+	CHECK(strcmp(errmsg(&r), "F:1: NUL byte in line: binary input?") == 0,
+	      "garbage: %s", errmsg(&r));
+	done(&r);
+
+	run(&r, nul, sizeof(nul) - 1);
+	CHECK(strcmp(errmsg(&r), "F:2: NUL byte in line: binary input?") == 0,
+	      "NUL in line 2: %s", errmsg(&r));
+	CHECK(count_of(&r, "a;b", 0) == N(1) && fold_table_size(r.t) == 1,
+	      "the line before the NUL is read, nothing after it");
+	done(&r);
+
+	/* garbage without NUL bytes: every line is a counted skip */
+	RUN(&r, "\x01\x02\x03\xff\xfe\n\x1b[2J\x1b[H\n\xc3\xa9\xc3\n");
+	CHECK(!r.err && fold_table_size(r.t) == 0, "text garbage gave stacks");
+	CHECK(strcmp(skips(&r), "3 lines skipped: 3 missing count") == 0,
+	      "text garbage: %s", skips(&r));
+	done(&r);
+}
+
+static void test_big(void)
+{
+	struct result r;
+	GString *s = g_string_new("prog;main;");
+	struct fold_entry **v;
+	size_t n, semis = 0;
+
+	/* a 1 MiB frame name */
+	for (int i = 0; i < 1 << 20; i++)
+		g_string_append_c(s, 'x');
+	g_string_append(s, " 7\n");
+	run(&r, s->str, s->len);
+	v = fold_table_sorted(r.t, &n);
+	CHECK(!r.err && n == 1 && v[0]->len == 10 + (1u << 20) && v[0]->count[0] == N(7),
+	      "1 MiB name: %zu stacks, err %s", n, errmsg(&r));
+	g_free(v);
+	done(&r);
+
+	/* a 100,000-frame stack */
+	g_string_assign(s, "root");
+	for (int i = 1; i < 100000; i++)
+		g_string_append_printf(s, ";f%d", i);
+	g_string_append(s, " 3\n");
+	run(&r, s->str, s->len);
+	v = fold_table_sorted(r.t, &n);
+	if (n == 1)
+		for (size_t i = 0; i < v[0]->len; i++)
+			semis += v[0]->stack[i] == ';';
+	CHECK(!r.err && n == 1 && semis == 99999 && v[0]->count[0] == N(3),
+	      "100,000 frames: %zu stacks, %zu separators", n, semis);
+	g_free(v);
+	done(&r);
+	g_string_free(s, TRUE);
+}
+
+static void test_bytes(void)
+{
+	struct result r;
+
+	/* CRLF line ends read as LF ones */
+	RUN(&r, "a;b 1\r\na;c 2 3\r\n\r\na;b 4\r\n");
+	CHECK(!r.err && !*skips(&r) && fold_table_size(r.t) == 2, "CRLF: %s", skips(&r));
+	CHECK(count_of(&r, "a;b", 0) == N(5) && count_of(&r, "a;c", 1) == N(3), "CRLF counts");
+	done(&r);
+
+	/* invalid UTF-8 and control characters are kept byte for byte */
+	RUN(&r, "pr\xff" "og;\xc0\xaf;\xed\xa0\x80 1\n"
+		"a;\x1b[31mred\x1b[0m;\x01\x07\x7f\x0b\x0c;cr\rmid 2\n");
+	CHECK(!r.err && !*skips(&r) && fold_table_size(r.t) == 2, "bytes: %s", skips(&r));
+	CHECK(count_of(&r, "pr\xff" "og;\xc0\xaf;\xed\xa0\x80", 0) == N(1), "invalid UTF-8 kept");
+	CHECK(count_of(&r, "a;\x1b[31mred\x1b[0m;\x01\x07\x7f\x0b\x0c;cr\rmid", 0) == N(2),
+	      "control characters kept");
+	done(&r);
+}
+
+static void test_counts(void)
+{
+	struct result r;
+
+	RUN(&r, "max 18446744073709551615\nover 18446744073709551616\n"
+		"far 99999999999999999999999\nneg -1\ndiffneg 1 -2\n"
+		"missing\nonly  \n   42\nx 12x\ny 12 x\nz 1e3\nw 0x10\n"
+		"fine 0.000000001\ntoo 0.0000000001\nplus +5\ndot .\n");
+	CHECK(!r.err, "counts: %s", errmsg(&r));
+	CHECK(count_of(&r, "max", 0) == N(UINT64_MAX), "2^64-1 is read");
+	CHECK(count_of(&r, "fine", 0) == 1, "1e-9 is read");
+	CHECK(count_of(&r, "plus", 0) == N(5), "+5 is read");
+	CHECK(fold_table_size(r.t) == 3, "%zu stacks", fold_table_size(r.t));
+	CHECK(strcmp(skips(&r), "13 lines skipped: 2 count above 2^64-1, 2 negative count, "
+			 "2 missing count, 1 missing stack, 5 count is not a number, "
+			 "1 count has more than 9 decimal places") == 0, "counts: %s", skips(&r));
+	done(&r);
+
+	/* two counts: differential; a negative first one is part of the stack */
+	RUN(&r, "a;b 1 2\na;b 3 4\nc;d -1 2\n");
+	CHECK(count_of(&r, "a;b", 0) == N(4) && count_of(&r, "a;b", 1) == N(6), "differential sums");
+	CHECK(count_of(&r, "c;d -1", 0) == N(2), "'c;d -1 2' is stack 'c;d -1', as flamegraph.pl reads it");
+	done(&r);
+}
+
+static void test_truncated(void)
+{
+	struct result r;
+
+	/* cut inside the stack: the last line has no count, a counted skip */
+	RUN(&r, "a;b 1\na;c;d");
+	CHECK(!r.err && fold_table_size(r.t) == 1, "cut in the stack");
+	CHECK(strcmp(skips(&r), "1 line skipped: 1 missing count") == 0, "cut: %s", skips(&r));
+	done(&r);
+
+	/*
+	 * cut inside the count: indistinguishable from a file without a final
+	 * newline, so the line is read (docs/bad-input.md says so)
+	 */
+	RUN(&r, "a;b 1\na;c 12");
+	CHECK(!r.err && count_of(&r, "a;c", 0) == N(12) && !*skips(&r), "cut in the count");
+	done(&r);
+}
+
+static void test_files(void)
+{
+	struct result r = { 0 };
+
+	load(&r, "/");
+	CHECK(r.err && strcmp(r.err->message, "/: is a directory") == 0, "dir: %s", errmsg(&r));
+	done(&r);
+
+	load(&r, "/nonexistent/foldkit-bad-input");
+	CHECK(r.err && strcmp(r.err->message, "/nonexistent/foldkit-bad-input: cannot open: "
+			      "No such file or directory") == 0, "missing: %s", errmsg(&r));
+	done(&r);
+
+	/* opens, then every read fails: address 0 is not mapped */
+	load(&r, "/proc/self/mem");
+	CHECK(r.err && r.err->code == FK_ERROR_IO &&
+	      strcmp(r.err->message, "/proc/self/mem: read error: Input/output error") == 0,
+	      "unreadable: %s", errmsg(&r));
+	done(&r);
+}
+
+/* folded_parse() on its own, for callers that split lines themselves. */
+static void test_parse(void)
+{
+	struct folded_line fl;
+	const char buf[] = "   ";
+
+	/* found by fuzz/folded.c: len 0 read s[0] */
+	CHECK(strcmp(folded_parse(buf, 0, &fl), "blank line") == 0, "len 0");
+	CHECK(strcmp(folded_parse(buf, 3, &fl), "blank line") == 0, "blanks");
+	CHECK(strcmp(folded_parse("  5", 3, &fl), "missing stack") == 0, "indented count");
+	CHECK(strcmp(folded_parse("5", 1, &fl), "missing stack") == 0, "count alone");
+	CHECK(strcmp(folded_parse("a;b", 3, &fl), "missing count") == 0, "stack alone");
+	CHECK(folded_parse("a;b\t2", 5, &fl) == NULL && fl.len == 3, "tab separator");
+}
+
+int main(void)
+{
+	test_empty_and_comments();
+	test_binary();
+	test_big();
+	test_bytes();
+	test_counts();
+	test_truncated();
+	test_files();
+	test_parse();
+	return bad_done();
+}
