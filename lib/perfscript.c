@@ -130,17 +130,39 @@ static size_t tokenize(const char *line, size_t len, struct token *t)
 	return n;
 }
 
-static bool parse_header_general(const char *line, size_t len,
-				 struct perf_sample *s, struct fk_str *rest);
+static const char *parse_header_general(const char *line, size_t len,
+					struct perf_sample *s, struct fk_str *rest);
 static bool frame_shaped(const char *line, size_t len);
 
-static uint64_t parse_u64(const char *s, size_t n)
-{
-	uint64_t v = 0;
+static const char NOT_A_HEADER[] = "sample with unrecognised header";
 
-	for (size_t i = 0; i < n; i++)
-		v = v * 10 + (uint64_t)(s[i] - '0');
-	return v;
+/*
+ * A token just before the event that starts like a number is the period
+ * column: a period that is not a u64 makes the sample unreadable rather
+ * than silently weighted 1.  Returns NULL and sets *v, or the reason.
+ */
+static const char *parse_period(const char *s, size_t n, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	if (n && s[0] == '-')
+		return "sample with a negative period";
+	if (!all_digits(s, n))
+		return "sample period is not a number";
+	for (size_t i = 0; i < n; i++) {
+		unsigned d = (unsigned)(s[i] - '0');
+		if (x > (UINT64_MAX - d) / 10)
+			return "sample period above 2^64-1";
+		x = x * 10 + d;
+	}
+	*v = x;
+	return NULL;
+}
+
+static bool period_shaped(const char *s, size_t n)
+{
+	return n && (is_digit(s[0]) || (n > 1 && (s[0] == '-' || s[0] == '+') &&
+					 is_digit(s[1])));
 }
 
 /* Extends [*b, *e) over the token that ends just before position e. */
@@ -163,8 +185,8 @@ static bool token_before(const char *line, size_t at, size_t *b, size_t *e)
  * optional.  Found from the time column, which is easy to spot; anything
  * else goes to the general parser.
  */
-static bool parse_header_fast(const char *line, size_t len,
-			      struct perf_sample *s, struct fk_str *rest)
+static const char *parse_header_fast(const char *line, size_t len,
+				     struct perf_sample *s, struct fk_str *rest)
 {
 	const char *colon = memchr(line, ':', len);
 	size_t t_end, t_beg, b, e, i, j;
@@ -172,18 +194,18 @@ static bool parse_header_fast(const char *line, size_t len,
 
 	/* the time: DIGITS.DIGITS followed by ':' and a blank */
 	if (!colon || (size_t)(colon - line) + 1 >= len || !is_space(colon[1]))
-		return false;
+		return NOT_A_HEADER;
 	t_end = (size_t)(colon - line);
 	if (!token_before(line, t_end, &t_beg, &b) || b != t_end ||
 	    !time_shaped(line + t_beg, t_end - t_beg + 1))
-		return false;
+		return NOT_A_HEADER;
 	/* an optional [CPU], then PID/TID or TID, then the comm */
 	if (!token_before(line, t_beg, &b, &e))
-		return false;
+		return NOT_A_HEADER;
 	if (cpu_shaped(line + b, e - b) && !token_before(line, b, &b, &e))
-		return false;
+		return NOT_A_HEADER;
 	if (!pid_shaped(line + b, e - b) || b == 0)
-		return false;
+		return NOT_A_HEADER;
 	memset(s, 0, sizeof(*s));
 	s->period = 1;
 	i = b;
@@ -209,9 +231,9 @@ static bool parse_header_fast(const char *line, size_t len,
 	while (i < len && is_space(line[i]))
 		i++;
 	j = i;
-	while (j < len && is_digit(line[j]))
+	while (j < len && !is_space(line[j]))
 		j++;
-	if (j > i && j < len && is_space(line[j]) && j - i <= 19) {
+	if (j < len && period_shaped(line + i, j - i)) {
 		size_t k = j;
 		while (k < len && is_space(line[k]))
 			k++;
@@ -219,7 +241,9 @@ static bool parse_header_fast(const char *line, size_t len,
 		while (k < len && !is_space(line[k]))
 			k++;
 		if (event_shaped(line + b, k - b)) {
-			s->period = parse_u64(line + i, j - i);
+			const char *why = parse_period(line + i, j - i, &s->period);
+			if (why)
+				return why;
 			s->has_period = true;
 			i = b;
 		}
@@ -239,19 +263,28 @@ static bool parse_header_fast(const char *line, size_t len,
 		e--;
 	rest->s = line + i;
 	rest->len = e - i;
-	return true;
+	return NULL;
+}
+
+/* perf_script_parse_header(), saying why a line is not a usable header. */
+static const char *parse_header(const char *line, size_t len,
+				struct perf_sample *s, struct fk_str *rest)
+{
+	const char *why = parse_header_fast(line, len, s, rest);
+
+	if (why != NOT_A_HEADER)
+		return why;
+	return parse_header_general(line, len, s, rest);
 }
 
 bool perf_script_parse_header(const char *line, size_t len,
 			      struct perf_sample *s, struct fk_str *rest)
 {
-	if (parse_header_fast(line, len, s, rest))
-		return true;
-	return parse_header_general(line, len, s, rest);
+	return parse_header(line, len, s, rest) == NULL;
 }
 
-static bool parse_header_general(const char *line, size_t len,
-				 struct perf_sample *s, struct fk_str *rest)
+static const char *parse_header_general(const char *line, size_t len,
+					struct perf_sample *s, struct fk_str *rest)
 {
 	struct token t[MAX_TOKENS];
 	size_t n = tokenize(line, len, t), i, j, pid_at = SIZE_MAX;
@@ -270,14 +303,14 @@ static bool parse_header_general(const char *line, size_t len,
 		for (j = 1; j < n && !event_shaped(t[j].s, t[j].n); j++)
 			;
 		if (j >= n)
-			return false;
+			return NOT_A_HEADER;
 		for (i = j; i-- > 0;)
 			if (pid_shaped(t[i].s, t[i].n)) {
 				pid_at = i;
 				break;
 			}
 		if (pid_at == SIZE_MAX)
-			return false;
+			return NOT_A_HEADER;
 	}
 
 	memset(s, 0, sizeof(*s));
@@ -301,9 +334,11 @@ static bool parse_header_general(const char *line, size_t len,
 		j++;
 	if (j < n && time_shaped(t[j].s, t[j].n))
 		j++;
-	if (j + 1 < n && all_digits(t[j].s, t[j].n) && t[j].n <= 19 &&
+	if (j + 1 < n && period_shaped(t[j].s, t[j].n) &&
 	    event_shaped(t[j + 1].s, t[j + 1].n)) {
-		s->period = parse_u64(t[j].s, t[j].n);
+		const char *why = parse_period(t[j].s, t[j].n, &s->period);
+		if (why)
+			return why;
 		s->has_period = true;
 		j++;
 	}
@@ -317,7 +352,7 @@ static bool parse_header_general(const char *line, size_t len,
 	while (end > rest->s && is_space(end[-1]))
 		end--;
 	rest->len = (size_t)(end - rest->s);
-	return true;
+	return NULL;
 }
 
 /* Finds the '(' matching the ')' at s[close]; -1 if none. */
@@ -541,16 +576,17 @@ static bool frame_shaped(const char *line, size_t len)
 static void begin_sample(struct perf_script_reader *r, const struct line *line)
 {
 	struct fk_str rest;
+	const char *why;
 
 	g_string_truncate(r->hdr, 0);
 	g_string_append_len(r->hdr, line->s, (gssize)line->len);
 	r->header_line = line->no;
 	r->raw_len = 0;
 	r->inline_frame.len = 0;
-	if (!perf_script_parse_header(r->hdr->str, r->hdr->len, &r->h, &rest)) {
+	if ((why = parse_header(r->hdr->str, r->hdr->len, &r->h, &rest))) {
 		r->in_sample = false;
 		r->lost_sample = true;
-		skip(r, line->no, "sample with unrecognised header");
+		skip(r, line->no, why);
 		return;
 	}
 	r->in_sample = true;
@@ -616,7 +652,8 @@ int perf_script_reader_next(struct perf_script_reader *r,
 		if (r->in_sample && r->header_frame && line.len) {
 			struct perf_sample h2;
 			struct fk_str rest2;
-			if (perf_script_parse_header(line.s, line.len, &h2, &rest2)) {
+			/* a header with a bad period is still a header */
+			if (parse_header(line.s, line.len, &h2, &rest2) != NOT_A_HEADER) {
 				finish_sample(r, s);
 				r->pending = true;
 				r->pending_line = line;
@@ -670,7 +707,7 @@ int perf_script_reader_next(struct perf_script_reader *r,
 		 * frame as old perf versions printed them.
 		 */
 		if (!(r->opts && r->opts->srcline) &&
-		    perf_script_parse_header(line.s, line.len, &h, &rest)) {
+		    parse_header(line.s, line.len, &h, &rest) != NOT_A_HEADER) {
 			finish_sample(r, s);
 			r->pending = true;
 			r->pending_line = line;

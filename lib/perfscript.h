@@ -27,7 +27,11 @@
  *
  * Lines that fit nowhere are counted in the skip_log ("unrecognised line",
  * by perf_script_parse_frames()); a header that cannot be parsed loses its
- * sample, which is counted once as "sample with unrecognised header".
+ * sample, which is counted once as "sample with unrecognised header".  So
+ * does a header whose period column (the number-like token just before the
+ * event) is not an integer from 0 to 2^64-1, such as "-5", "100x" or
+ * "18446744073709551616": the skip names the reason, rather than the sample
+ * silently weighing 1.
  *
  * stackcollapse-perf.pl drops the last sample when the input does not end
  * with a blank line; so does this reader unless keep_last is set, and it
