@@ -1,0 +1,165 @@
+/*
+ * fuzz/perfscript.c - perf script text through the streaming parser and
+ * the collapser, as fp-collapse runs them.
+ *
+ * Input: one option byte, then the perf script text.  The byte's bits
+ * choose every option combination: 1 --srcline, 2 --keep-last, 4 --pid,
+ * 8 --tid, 16 --kernel, 32 --jit, 64 --addrs, 128 --event-filter=cycles.
+ *
+ * Checked besides memory safety and UB: every string a sample or a parsed
+ * line points to lies inside what it was parsed from (or is the literal
+ * " " perf gives an absent symbol); an error is set exactly when the reader
+ * fails; the table's entries are distinct, sorted, free of '\n', and sum to
+ * its total; writing the table succeeds.
+ */
+#include "fuzz.h"
+
+#include "collapse.h"
+#include "error.h"
+#include "perfscript.h"
+
+static void check_str(struct fk_str s, const void *base, size_t size, const char *what)
+{
+	if (s.len == 1 && s.s[0] == ' ' && !fuzz_within(s.s, 1, base, size))
+		return;		/* the " " name for an absent symbol */
+	FUZZ_CHECK(s.len == 0 || fuzz_within(s.s, s.len, base, size),
+		   "%s points outside its line", what);
+}
+
+/* The single-line parsers on the whole input: pointers stay inside. */
+static void parse_whole(const char *s, size_t n)
+{
+	struct perf_sample h;
+	struct perf_frame f;
+	struct fk_str rest;
+
+	if (perf_script_parse_header(s, n, &h, &rest)) {
+		check_str(h.comm, s, n, "comm");
+		check_str(h.pid, s, n, "pid");
+		FUZZ_CHECK(h.tid.len > 0, "a header without a tid");
+		check_str(h.tid, s, n, "tid");
+		check_str(h.event, s, n, "event");
+		check_str(rest, s, n, "rest");
+	}
+	if (perf_script_parse_frame(s, n, &f)) {
+		FUZZ_CHECK(f.pc.len > 0, "a frame without an address");
+		check_str(f.pc, s, n, "pc");
+		check_str(f.sym, s, n, "sym");
+		check_str(f.dso, s, n, "dso");
+	}
+}
+
+static void touch_sample(const struct perf_sample *s)
+{
+	unsigned h = fuzz_touch(s->comm.s, s->comm.len) +
+		     fuzz_touch(s->pid.s, s->pid.len) +
+		     fuzz_touch(s->tid.s, s->tid.len) +
+		     fuzz_touch(s->event.s, s->event.len);
+
+	for (size_t i = 0; i < s->nframes; i++) {
+		const struct perf_frame *f = &s->frames[i];
+		h += fuzz_touch(f->pc.s, f->pc.len) + fuzz_touch(f->sym.s, f->sym.len) +
+		     fuzz_touch(f->dso.s, f->dso.len) +
+		     fuzz_touch(f->srcline.s, f->srcline.len);
+	}
+	FUZZ_CHECK(s->tid.len > 0, "sample at line %lu without a tid",
+		   (unsigned long)s->lineno);
+	(void)h;
+}
+
+static void check_table(struct fold_table *t)
+{
+	size_t n;
+	struct fold_entry **v = fold_table_sorted(t, &n);
+	fk_count sum = 0;
+
+	FUZZ_CHECK(n == fold_table_size(t), "sorted %zu of %zu", n, fold_table_size(t));
+	for (size_t i = 0; i < n; i++) {
+		struct fold_entry *e = v[i];
+		FUZZ_CHECK(e->len > 0, "empty stack");
+		FUZZ_CHECK(!memchr(e->stack, '\n', e->len), "newline in a stack");
+		FUZZ_CHECK(e->stack[e->len] == '\0', "stack not NUL-terminated");
+		FUZZ_CHECK(fold_table_find(t, e->stack, e->len) == e, "find misses an entry");
+		if (i) {
+			size_t m = v[i - 1]->len < e->len ? v[i - 1]->len : e->len;
+			int c = memcmp(v[i - 1]->stack, e->stack, m);
+			FUZZ_CHECK(c < 0 || (c == 0 && v[i - 1]->len < e->len),
+				   "entries %zu and %zu out of order or equal", i - 1, i);
+		}
+		sum += e->count[0];
+	}
+	FUZZ_CHECK(v[n] == NULL, "sorted array not NULL-terminated");
+	FUZZ_CHECK(sum == fold_table_total(t, 0), "entries do not sum to the total");
+	g_free(v);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct perf_script_opts po;
+	struct collapse_opts co = { 0 };
+	struct perf_script_reader *r;
+	struct collapser *c;
+	struct skip_log *skips;
+	struct perf_sample s;
+	GError *err = NULL;
+	char *note, *buf = NULL;
+	size_t buflen = 0;
+	FILE *out;
+	int rc;
+
+	if (size < 1)
+		return 0;
+	po = (struct perf_script_opts){ .srcline = data[0] & 1, .keep_last = data[0] & 2 };
+	co.include_pid = data[0] & 4;
+	co.include_tid = data[0] & 8;
+	co.names.annotate_kernel = data[0] & 16;
+	co.names.annotate_jit = data[0] & 32;
+	co.names.include_addrs = data[0] & 64;
+	co.event_filter = data[0] & 128 ? "cycles" : NULL;
+	data++, size--;
+
+	parse_whole((const char *)data, size);
+
+	skips = skip_log_new();
+	r = perf_script_reader_open(fuzz_file(data, size), &po, skips, &err);
+	FUZZ_CHECK(r && !err, "cannot open the memfd");
+	c = collapser_new(&co);
+	while ((rc = perf_script_reader_next(r, &s, &err)) > 0) {
+		touch_sample(&s);
+		collapser_add(c, &s);
+	}
+	FUZZ_CHECK(rc == 0 || rc == -1, "next returned %d", rc);
+	FUZZ_CHECK((rc < 0) == (err != NULL), "rc %d but err %p", rc, (void *)err);
+	if (err) {
+		FUZZ_CHECK(strncmp(err->message, "/proc/self/fd/", 14) == 0,
+			   "error does not name the file: %s", err->message);
+		g_clear_error(&err);
+	} else {
+		FUZZ_CHECK(perf_script_reader_next(r, &s, &err) == 0, "data after the end");
+	}
+	perf_script_reader_free(r);
+
+	check_table(collapser_table(c));
+	out = open_memstream(&buf, &buflen);
+	FUZZ_CHECK(fold_table_write(collapser_table(c), out, 1, &err) == 0,
+		   "write failed");
+	fclose(out);
+	{
+		size_t lines = 0;
+		for (size_t i = 0; i < buflen; i++)
+			lines += buf[i] == '\n';
+		FUZZ_CHECK(lines == fold_table_size(collapser_table(c)) &&
+			   (buflen == 0 || buf[buflen - 1] == '\n'),
+			   "%zu output lines for %zu stacks", lines,
+			   fold_table_size(collapser_table(c)));
+	}
+	free(buf);
+
+	if ((note = collapser_event_note(c)))
+		g_free(note);
+	if ((note = skip_log_summary(skips, NULL)))
+		g_free(note);
+	collapser_free(c);
+	skip_log_free(skips);
+	return 0;
+}
