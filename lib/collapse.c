@@ -29,7 +29,23 @@ struct collapser {
 				   hashing the whole stack per sample */
 	GString *scratch;
 	GArray *frames;		/* scratch for parsing */
+	/*
+	 * Event name -> index + 1 in events.  Event names come from the
+	 * input, so a scan of events per sample would make an input with many
+	 * distinct events quadratic (50,000 took 3 s); last is the index of
+	 * the previous sample's event, which almost every sample repeats.
+	 */
+	GHashTable *event_index;
+	GString *evname;	/* the event being looked up, NUL-terminated */
+	guint last;
+	/* samples of events past MAX_EVENTS, which are counted, not named */
+	uint64_t untracked;
 };
+
+/* Dropped events listed by name in the note; the rest are summed. */
+#define NOTE_EVENTS 8
+/* Distinct events remembered: memory must not grow with the input. */
+#define MAX_EVENTS 1024
 
 struct collapser *collapser_new(const struct collapse_opts *opts)
 {
@@ -39,6 +55,8 @@ struct collapser *collapser_new(const struct collapse_opts *opts)
 	c->table = fold_table_new();
 	c->key = g_string_sized_new(1024);
 	c->events = g_array_new(FALSE, FALSE, sizeof(struct event_count));
+	c->event_index = g_hash_table_new(g_str_hash, g_str_equal);
+	c->evname = g_string_new(NULL);
 	if (opts->event_filter)
 		c->kept = g_strdup(opts->event_filter);
 	c->chains[0] = strmap_new(CHAIN_CACHE_BYTES);
@@ -61,6 +79,8 @@ void collapser_free(struct collapser *c)
 	strmap_free(c->entries);
 	g_string_free(c->scratch, TRUE);
 	g_array_free(c->frames, TRUE);
+	g_hash_table_destroy(c->event_index);
+	g_string_free(c->evname, TRUE);
 	fold_table_free(c->table);
 	g_string_free(c->key, TRUE);
 	g_free(c->kept);
@@ -76,20 +96,34 @@ struct fold_table *collapser_table(struct collapser *c)
 static bool count_event(struct collapser *c, struct fk_str ev)
 {
 	struct event_count *e = NULL;
+	guint at;
 
-	for (guint i = 0; i < c->events->len; i++) {
-		struct event_count *x = &g_array_index(c->events, struct event_count, i);
-		if (strlen(x->name) == ev.len && memcmp(x->name, ev.s, ev.len) == 0) {
-			e = x;
-			break;
-		}
+	if (c->last < c->events->len) {
+		e = &g_array_index(c->events, struct event_count, c->last);
+		if (strncmp(e->name, ev.s, ev.len) != 0 || e->name[ev.len] != '\0')
+			e = NULL;
 	}
 	if (!e) {
-		struct event_count ne = { g_strndup(ev.s, ev.len), 0 };
-		g_array_append_val(c->events, ne);
-		e = &g_array_index(c->events, struct event_count, c->events->len - 1);
-		if (!c->kept)
-			c->kept = g_strdup(e->name);
+		g_string_truncate(c->evname, 0);
+		g_string_append_len(c->evname, ev.s, (gssize)ev.len);
+		at = GPOINTER_TO_UINT(g_hash_table_lookup(c->event_index, c->evname->str));
+		if (at) {
+			c->last = at - 1;
+		} else if (c->events->len >= MAX_EVENTS && c->kept &&
+			   strcmp(c->evname->str, c->kept) != 0) {
+			c->untracked++;
+			return false;
+		} else {
+			struct event_count ne = { g_strndup(ev.s, ev.len), 0 };
+			g_array_append_val(c->events, ne);
+			c->last = c->events->len - 1;
+			/* keys point into events' names, which never move */
+			g_hash_table_insert(c->event_index, ne.name,
+					    GUINT_TO_POINTER(c->events->len));
+			if (!c->kept)
+				c->kept = g_strdup(ne.name);
+		}
+		e = &g_array_index(c->events, struct event_count, c->last);
 	}
 	e->samples++;
 	return strcmp(e->name, c->kept) == 0;
@@ -228,10 +262,13 @@ char *collapser_event_note(const struct collapser *c)
 {
 	GString *s;
 	bool any_dropped = false;
+	guint listed = 0, more = 0;
+	uint64_t more_samples = 0;
 
 	for (guint i = 0; i < c->events->len; i++)
 		if (strcmp(g_array_index(c->events, struct event_count, i).name, c->kept))
 			any_dropped = true;
+	more_samples = c->untracked;
 	if (!any_dropped)
 		return NULL;
 	s = g_string_new(NULL);
@@ -242,13 +279,23 @@ char *collapser_event_note(const struct collapser *c)
 			g_string_append_printf(s, " (%" G_GUINT64_FORMAT " samples)", e->samples);
 	}
 	g_string_append(s, "; dropped");
-	for (guint i = 0, n = 0; i < c->events->len; i++) {
+	for (guint i = 0; i < c->events->len; i++) {
 		struct event_count *e = &g_array_index(c->events, struct event_count, i);
 		if (strcmp(e->name, c->kept) == 0)
 			continue;
+		/* one short line on stderr, however many events the input names */
+		if (listed == NOTE_EVENTS) {
+			more++;
+			more_samples += e->samples;
+			continue;
+		}
 		g_string_append_printf(s, "%s '%s' (%" G_GUINT64_FORMAT " samples)",
-				       n++ ? "," : "", e->name, e->samples);
+				       listed++ ? "," : "", e->name, e->samples);
 	}
+	if (more || c->untracked)
+		g_string_append_printf(s, " and %s%u more events (%" G_GUINT64_FORMAT
+				       " samples)", c->untracked ? "over " : "",
+				       more, more_samples);
 	if (!c->o.event_filter)
 		g_string_append(s, "; choose with --event-filter");
 	return g_string_free(s, FALSE);
