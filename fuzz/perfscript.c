@@ -49,21 +49,43 @@ static void parse_whole(const char *s, size_t n)
 	}
 }
 
-static void touch_sample(const struct perf_sample *s)
+/* A frame's span lies in the sample's raw text or its header line's. */
+static void check_frame_str(struct fk_str x, const struct perf_sample *s, const char *what)
+{
+	if (x.len == 0 || (x.len == 1 && x.s[0] == ' '))
+		return;		/* empty, or the " " name for an absent symbol */
+	FUZZ_CHECK(fuzz_within(x.s, x.len, s->raw.s, s->raw.len) ||
+		   fuzz_within(x.s, x.len, s->inline_frame.s, s->inline_frame.len),
+		   "frame %s outside the sample's text", what);
+}
+
+/*
+ * The reader leaves frames unparsed (s->raw); parse them as the collapser
+ * does and check every span, then touch the header's strings.
+ */
+static void touch_sample(const struct perf_sample *s, bool srcline, GArray *frames)
 {
 	unsigned h = fuzz_touch(s->comm.s, s->comm.len) +
 		     fuzz_touch(s->pid.s, s->pid.len) +
 		     fuzz_touch(s->tid.s, s->tid.len) +
-		     fuzz_touch(s->event.s, s->event.len);
+		     fuzz_touch(s->event.s, s->event.len) +
+		     fuzz_touch(s->raw.s, s->raw.len) +
+		     fuzz_touch(s->inline_frame.s, s->inline_frame.len);
 
-	for (size_t i = 0; i < s->nframes; i++) {
-		const struct perf_frame *f = &s->frames[i];
-		h += fuzz_touch(f->pc.s, f->pc.len) + fuzz_touch(f->sym.s, f->sym.len) +
-		     fuzz_touch(f->dso.s, f->dso.len) +
-		     fuzz_touch(f->srcline.s, f->srcline.len);
-	}
 	FUZZ_CHECK(s->tid.len > 0, "sample at line %lu without a tid",
 		   (unsigned long)s->lineno);
+	FUZZ_CHECK(s->raw.len == 0 || s->raw.s[s->raw.len - 1] == '\n',
+		   "raw text of the sample at line %lu does not end a line",
+		   (unsigned long)s->lineno);
+	perf_script_parse_frames(s, srcline, frames, NULL);
+	for (guint i = 0; i < frames->len; i++) {
+		const struct perf_frame *f = &g_array_index(frames, struct perf_frame, i);
+		FUZZ_CHECK(f->pc.len > 0, "a frame without an address");
+		check_frame_str(f->pc, s, "pc");
+		check_frame_str(f->sym, s, "sym");
+		check_frame_str(f->dso, s, "dso");
+		check_frame_str(f->srcline, s, "srcline");
+	}
 	(void)h;
 }
 
@@ -101,6 +123,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct collapser *c;
 	struct skip_log *skips;
 	struct perf_sample s;
+	GArray *frames;
 	GError *err = NULL;
 	char *note, *buf = NULL;
 	size_t buflen = 0;
@@ -116,18 +139,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	co.names.annotate_jit = data[0] & 32;
 	co.names.include_addrs = data[0] & 64;
 	co.event_filter = data[0] & 128 ? "cycles" : NULL;
+	co.srcline = po.srcline;
 	data++, size--;
 
 	parse_whole((const char *)data, size);
 
 	skips = skip_log_new();
+	co.skips = skips;
+	frames = g_array_new(FALSE, FALSE, sizeof(struct perf_frame));
 	r = perf_script_reader_open(fuzz_file(data, size), &po, skips, &err);
 	FUZZ_CHECK(r && !err, "cannot open the memfd");
 	c = collapser_new(&co);
 	while ((rc = perf_script_reader_next(r, &s, &err)) > 0) {
-		touch_sample(&s);
+		touch_sample(&s, po.srcline, frames);
 		collapser_add(c, &s);
 	}
+	g_array_free(frames, TRUE);
 	FUZZ_CHECK(rc == 0 || rc == -1, "next returned %d", rc);
 	FUZZ_CHECK((rc < 0) == (err != NULL), "rc %d but err %p", rc, (void *)err);
 	if (err) {
