@@ -514,11 +514,21 @@ size_t perf_script_parse_frames(const struct perf_sample *s, bool srcline,
 		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
 		const char *next = p + len + 1;
 
+		size_t blanks = 0;
+
 		lineno++;
 		if (len && p[len - 1] == '\r')
 			len--;
+		while (blanks < len && is_space(p[blanks]))
+			blanks++;
 		if (p[0] == '#') {
 			/* a comment, as anywhere in perf script output */
+		} else if (blanks == len && !want_srcline) {
+			/*
+			 * a line of blanks: it ends a sample, but the reader's
+			 * bulk skip of indented lines may pass over it when a
+			 * header follows, so it is not a bad frame line
+			 */
 		} else if (want_srcline) {
 			struct perf_frame *last = &g_array_index(frames,
 				struct perf_frame, frames->len - 1);

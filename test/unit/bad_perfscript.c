@@ -95,6 +95,40 @@ static void test_reader(void)
 }
 
 /*
+ * Lines of blanks between samples end them, as empty lines do, and are
+ * not counted as bad frame lines (the reader's bulk skip of indented
+ * lines passes over them when a header follows).
+ */
+static void test_blank_lines(void)
+{
+	static const char in[] =
+		"prog 1 [000] 1.0: 3 cycles:\n\t1 a+0x1 (/bin/p)\n  \n"
+		"prog 1 [000] 2.0: 4 cycles:\n\t1 b+0x1 (/bin/p)\n \t \n"
+		"prog 1 [000] 3.0: 5 cycles:\n\t1 c+0x1 (/bin/p)\n\n";
+	char *path = bad_tmpfile(in, sizeof(in) - 1);
+	struct perf_script_opts po = { 0 };
+	struct skip_log *skips = skip_log_new();
+	struct perf_script_reader *r = perf_script_reader_open(path, &po, skips, NULL);
+	GArray *frames = g_array_new(FALSE, FALSE, sizeof(struct perf_frame));
+	struct perf_sample s;
+	int n = 0, rc;
+	size_t nframes = 0;
+
+	while ((rc = perf_script_reader_next(r, &s, NULL)) > 0) {
+		n++;
+		perf_script_parse_frames(&s, false, frames, skips);
+		nframes += frames->len;
+	}
+	CHECK(rc == 0 && n == 3 && nframes == 3, "rc %d, %d samples, %zu frames", rc, n, nframes);
+	CHECK(skip_log_total(skips) == 0, "%lu skips", (unsigned long)skip_log_total(skips));
+	g_array_free(frames, TRUE);
+	perf_script_reader_free(r);
+	skip_log_free(skips);
+	unlink(path);
+	g_free(path);
+}
+
+/*
  * A 32 MiB line through a pipe arrives in 64 KiB reads; each must be
  * searched once (before the fix every read rescanned the whole line).
  * This checks the line comes through intact; bounded-memory.sh and the
@@ -150,6 +184,7 @@ int main(void)
 {
 	test_periods();
 	test_reader();
+	test_blank_lines();
 	test_long_line_pipe();
 	return bad_done();
 }
