@@ -607,8 +607,12 @@ static void begin_sample(struct perf_script_reader *r, const struct line *line)
 	 */
 	r->header_frame = rest.len && frame_shaped(rest.s, rest.len);
 	r->inline_frame = rest;
-	/* the block starts after the header line's end */
-	line_reader_pin(r->lr, line->s + line->len + (line->newline ? 1 : 0));
+	/*
+	 * The block starts after the header line's end: the line reader's
+	 * cursor, as nothing has been read since this line (line->len leaves
+	 * out the '\r' of a CRLF end, so it cannot say where that is).
+	 */
+	line_reader_pin(r->lr, line_reader_cursor(r->lr));
 }
 
 static void finish_sample(struct perf_script_reader *r, struct perf_sample *s)
@@ -622,6 +626,16 @@ static void finish_sample(struct perf_script_reader *r, struct perf_sample *s)
 	s->file = line_reader_name(r->lr);
 	s->lineno = r->header_line;
 	r->in_sample = false;
+}
+
+/*
+ * The sample's raw text up to and including the line just read.  The line
+ * reader's cursor is past the line's '\n'; line.len is not a measure of it,
+ * as it leaves out the '\r' of a CRLF line end (found by fuzzing).
+ */
+static size_t raw_through_line(struct perf_script_reader *r)
+{
+	return (size_t)(line_reader_cursor(r->lr) - line_reader_pinned(r->lr));
 }
 
 int perf_script_reader_next(struct perf_script_reader *r,
@@ -681,8 +695,7 @@ int perf_script_reader_next(struct perf_script_reader *r,
 			while (i < line.len && is_space(line.s[i]))
 				i++;
 			if (i < line.len) {
-				r->raw_len = (size_t)(line.s + line.len + 1 -
-						      line_reader_pinned(r->lr));
+				r->raw_len = raw_through_line(r);
 				continue;
 			}
 		}
@@ -701,8 +714,7 @@ int perf_script_reader_next(struct perf_script_reader *r,
 		}
 		if (c == '#') {
 			if (r->in_sample)
-				r->raw_len = (size_t)(line.s + line.len + 1 -
-						      line_reader_pinned(r->lr));
+				r->raw_len = raw_through_line(r);
 			continue;
 		}
 		if (r->lost_sample)
@@ -723,7 +735,7 @@ int perf_script_reader_next(struct perf_script_reader *r,
 			r->pending_line = line;
 			return 1;
 		}
-		r->raw_len = (size_t)(line.s + line.len + 1 - line_reader_pinned(r->lr));
+		r->raw_len = raw_through_line(r);
 	}
 	if (rc < 0)
 		return rc;

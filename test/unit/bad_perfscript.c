@@ -129,6 +129,37 @@ static void test_blank_lines(void)
 }
 
 /*
+ * A sample's raw text is whole lines, '\n' included, also when the last
+ * one came through the line-by-line path with a CRLF end (found by
+ * fuzz/perfscript.c: the raw text stopped at the '\r').
+ */
+static void test_crlf_raw(void)
+{
+	static const char in[] =
+		"prog 1 [000] 1.0: 3 cycles:\r\n\t1 a+0x1 (/bin/p)\r\n# note\r\n\r\n"
+		"prog 1 [000] 2.0: 3 cycles:\r\n\t1 b+0x1 (/bin/p)\r\njunk\r\n\r\n";
+	static const char *const want[] = {
+		"\t1 a+0x1 (/bin/p)\r\n# note\r\n",
+		"\t1 b+0x1 (/bin/p)\r\njunk\r\n",
+	};
+	char *path = bad_tmpfile(in, sizeof(in) - 1);
+	struct perf_script_opts po = { 0 };
+	struct perf_script_reader *r = perf_script_reader_open(path, &po, NULL, NULL);
+	struct perf_sample s;
+	int n = 0;
+
+	while (perf_script_reader_next(r, &s, NULL) > 0 && n < 2) {
+		CHECK(s.raw.len == strlen(want[n]) && memcmp(s.raw.s, want[n], s.raw.len) == 0,
+		      "sample %d raw text '%.*s'", n + 1, (int)s.raw.len, s.raw.s);
+		n++;
+	}
+	CHECK(n == 2, "%d samples", n);
+	perf_script_reader_free(r);
+	unlink(path);
+	g_free(path);
+}
+
+/*
  * A 32 MiB line through a pipe arrives in 64 KiB reads; each must be
  * searched once (before the fix every read rescanned the whole line).
  * This checks the line comes through intact; bounded-memory.sh and the
@@ -185,6 +216,7 @@ int main(void)
 	test_periods();
 	test_reader();
 	test_blank_lines();
+	test_crlf_raw();
 	test_long_line_pipe();
 	return bad_done();
 }
