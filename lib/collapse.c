@@ -220,6 +220,18 @@ void collapser_stack_key(struct collapser *c, const struct perf_sample *s,
 	c->key = saved;
 }
 
+/*
+ * A sample without a process name whose frames name nothing (no call
+ * chain, or only comment lines) has no stack to count it under: it is
+ * reported, not folded in as an empty stack (which no reader accepts).
+ */
+static void skip_empty(struct collapser *c, const struct perf_sample *s)
+{
+	if (c->o.skips)
+		skip_log_add(c->o.skips, s->file, s->lineno,
+			     "sample with neither a process name nor frames");
+}
+
 void collapser_add(struct collapser *c, const struct perf_sample *s)
 {
 	fk_count n;
@@ -247,14 +259,20 @@ void collapser_add(struct collapser *c, const struct perf_sample *s)
 				return;
 			}
 			collapser_stack_key(c, s, c->key);
+			if (c->key->len == 0) {	/* found by fuzz/perfscript.c */
+				skip_empty(c, s);
+				return;
+			}
 			e = fold_table_add(c->table, c->key->str, c->key->len, n);
 			strmap_put(c->entries, k->str, k->len, &e, sizeof(e));
 			return;
 		}
 	}
 	collapser_stack_key(c, s, c->key);
-	if (c->key->len == 0)
+	if (c->key->len == 0) {
+		skip_empty(c, s);
 		return;
+	}
 	fold_table_add(c->table, c->key->str, c->key->len, n);
 }
 

@@ -81,5 +81,29 @@ int main(void)
 			     "(1 samples); choose with --event-filter") == 0, "%.300s", note ? note : "(no note)");
 	g_free(note);
 	collapser_free(c);
+	/*
+	 * Without a process name, a chain that names no frame (only a
+	 * comment line) gives an empty stack: skipped and counted each time,
+	 * also once the chain is cached (found by fuzz/perfscript.c: the
+	 * second such sample was folded in as an empty stack)
+	 */
+	{
+		struct skip_log *skips = skip_log_new();
+		struct perf_sample s = {
+			.tid = { "1", 1 }, .period = 1, .raw = { "# c\n", 4 },
+			.file = "in", .lineno = 7,
+		};
+
+		o.skips = skips;
+		c = collapser_new(&o);
+		for (int i = 0; i < 3; i++)
+			collapser_add(c, &s);
+		CHECK(fold_table_size(collapser_table(c)) == 0, "%zu stacks",
+		      fold_table_size(collapser_table(c)));
+		CHECK(skip_log_total(skips) == 3, "%lu skips",
+		      (unsigned long)skip_log_total(skips));
+		collapser_free(c);
+		skip_log_free(skips);
+	}
 	return bad_done();
 }
