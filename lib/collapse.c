@@ -14,7 +14,9 @@
 
 struct event_count {
 	char *name;
+	size_t len;
 	uint64_t samples;
+	bool kept;		/* name is the event being aggregated */
 };
 
 struct collapser {
@@ -100,7 +102,8 @@ static bool count_event(struct collapser *c, struct fk_str ev)
 
 	if (c->last < c->events->len) {
 		e = &g_array_index(c->events, struct event_count, c->last);
-		if (strncmp(e->name, ev.s, ev.len) != 0 || e->name[ev.len] != '\0')
+		/* nearly every sample has the event of the one before */
+		if (e->len != ev.len || memcmp(e->name, ev.s, ev.len) != 0)
 			e = NULL;
 	}
 	if (!e) {
@@ -114,19 +117,20 @@ static bool count_event(struct collapser *c, struct fk_str ev)
 			c->untracked++;
 			return false;
 		} else {
-			struct event_count ne = { g_strndup(ev.s, ev.len), 0 };
+			struct event_count ne = { g_strndup(ev.s, ev.len), ev.len, 0, false };
+			if (!c->kept)
+				c->kept = g_strdup(ne.name);
+			ne.kept = strcmp(ne.name, c->kept) == 0;
 			g_array_append_val(c->events, ne);
 			c->last = c->events->len - 1;
 			/* keys point into events' names, which never move */
 			g_hash_table_insert(c->event_index, ne.name,
 					    GUINT_TO_POINTER(c->events->len));
-			if (!c->kept)
-				c->kept = g_strdup(ne.name);
 		}
 		e = &g_array_index(c->events, struct event_count, c->last);
 	}
 	e->samples++;
-	return strcmp(e->name, c->kept) == 0;
+	return e->kept;
 }
 
 static void append_process(struct collapser *c, const struct perf_sample *s,
