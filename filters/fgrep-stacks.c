@@ -68,14 +68,40 @@ static void report_skips(const struct skip_log *skips)
 	g_free(s);
 }
 
+struct grep_run {
+	struct stack_filter *f;
+	struct fold_table *t;
+	fk_count matched, total;
+	int ncounts;
+};
+
+static void grep_line(const struct folded_line *fl, bool stable, void *data)
+{
+	struct grep_run *run = data;
+	const char *s;
+	size_t n;
+	bool keep = stack_filter_apply(run->f, fl->stack, fl->len, &s, &n);
+
+	/* -c counts the last column: the profile a graph shows */
+	run->total += fl->count[fl->ncounts - 1];
+	if (!keep)
+		return;
+	if (opts.count)
+		run->matched += fl->count[fl->ncounts - 1];
+	else
+		tool_table_add(run->t, fl, stable, s, n);
+	if (fl->ncounts > run->ncounts)
+		run->ncounts = fl->ncounts;
+}
+
 int main(int argc, char **argv)
 {
 	struct stack_filter_opts so = { 0 };
 	struct stack_filter *f;
-	struct fold_table *t;
+	struct grep_run run = { .ncounts = 1 };
 	struct skip_log *skips;
-	int status = FK_EXIT_OK, ncounts = 1;
-	fk_count matched = 0, total = 0;
+	GPtrArray *inputs;
+	int status;
 	GError *err = NULL;
 
 	tool_init("fgrep-stacks");
@@ -103,52 +129,21 @@ int main(int argc, char **argv)
 		return FK_EXIT_USAGE;
 	}
 
-	t = fold_table_new();
+	run.f = f;
+	run.t = fold_table_new();
 	skips = skip_log_new();
-	for (int i = 2; i < argc || i == 2; i++) {
-		struct folded_reader *fr = folded_reader_open(i < argc ? argv[i] : "-", skips, &err);
-		struct folded_line fl;
-		int rc;
-
-		if (!fr) {
-			tool_warn_error(err);
-			err = NULL;
-			status = FK_EXIT_FAILURE;
-			continue;
-		}
-		while ((rc = folded_reader_next(fr, &fl, &err)) > 0) {
-			const char *s;
-			size_t n;
-			bool keep = stack_filter_apply(f, fl.stack, fl.len, &s, &n);
-
-			/* -c counts the last column: the profile a graph shows */
-			total += fl.count[fl.ncounts - 1];
-			if (!keep)
-				continue;
-			if (opts.count)
-				matched += fl.count[fl.ncounts - 1];
-			else
-				fold_table_add2(t, s, n, fl.count[0], fl.count[1]);
-			if (fl.ncounts > ncounts)
-				ncounts = fl.ncounts;
-		}
-		if (rc < 0) {
-			tool_warn_error(err);
-			err = NULL;
-			status = FK_EXIT_FAILURE;
-		}
-		folded_reader_free(fr);
-	}
+	status = tool_read_folded(argv + 2, argc - 2, skips, grep_line, &run, &inputs);
 
 	if (opts.count) {
-		print_count(matched, total);
-	} else if (fold_table_write(t, stdout, ncounts, &err) < 0) {
+		print_count(run.matched, run.total);
+	} else if (fold_table_write(run.t, stdout, run.ncounts, &err) < 0) {
 		tool_warn_error(err);
 		status = FK_EXIT_FAILURE;
 	}
 	report_skips(skips);
 	skip_log_free(skips);
-	fold_table_free(t);
+	fold_table_free(run.t);
+	g_ptr_array_free(inputs, TRUE);
 	stack_filter_free(f);
 	g_strfreev(opts.exclude);
 	return tool_finish(status);

@@ -62,14 +62,31 @@ static const char description[] =
 	"Exit status: 0 success, 1 unreadable input or a write error,\n"
 	"2 usage error.  See kfold(1).";
 
+struct kfold_run {
+	struct kfolder *k;
+	struct fold_table *t;
+	int ncounts;
+};
+
+static void fold_line(const struct folded_line *fl, bool stable, void *data)
+{
+	struct kfold_run *run = data;
+	size_t n;
+	const char *s = kfolder_apply(run->k, fl->stack, fl->len, &n);
+
+	tool_table_add(run->t, fl, stable, s, n);
+	if (fl->ncounts > run->ncounts)
+		run->ncounts = fl->ncounts;
+}
+
 int main(int argc, char **argv)
 {
 	struct kfold_opts ko = KFOLD_OPTS_INIT;
 	struct kfolder *k;
-	struct fold_table *t;
+	struct kfold_run run = { .ncounts = 1 };
 	struct skip_log *skips;
-	GPtrArray *readers;
-	int status = FK_EXIT_OK, ncounts = 1;
+	GPtrArray *inputs;
+	int status;
 	GError *err = NULL;
 
 	tool_init("kfold");
@@ -94,52 +111,19 @@ int main(int argc, char **argv)
 		return FK_EXIT_USAGE;
 	}
 
-	t = fold_table_new();
+	run.k = k;
+	run.t = fold_table_new();
 	skips = skip_log_new();
-	/* mapped files stay open until the table is written: it refers to them */
-	readers = g_ptr_array_new_with_free_func((GDestroyNotify)folded_reader_free);
-	for (int i = 1; i < argc || i == 1; i++) {
-		struct folded_reader *fr = folded_reader_open_mapped(i < argc ? argv[i] : "-",
-								     skips, &err);
-		struct folded_line fl;
-		bool stable;
-		int rc;
+	status = tool_read_folded(argv + 1, argc - 1, skips, fold_line, &run, &inputs);
 
-		if (!fr) {
-			tool_warn_error(err);
-			err = NULL;
-			status = FK_EXIT_FAILURE;
-			continue;
-		}
-		stable = folded_reader_stable(fr);
-		while ((rc = folded_reader_next(fr, &fl, &err)) > 0) {
-			size_t n;
-			const char *s = kfolder_apply(k, fl.stack, fl.len, &n);
-
-			/* an unchanged stack of a mapped file needs no copy */
-			if (stable && s == fl.stack)
-				fold_table_add2_ref(t, s, n, fl.count[0], fl.count[1]);
-			else
-				fold_table_add2(t, s, n, fl.count[0], fl.count[1]);
-			if (fl.ncounts > ncounts)
-				ncounts = fl.ncounts;
-		}
-		if (rc < 0) {
-			tool_warn_error(err);
-			err = NULL;
-			status = FK_EXIT_FAILURE;
-		}
-		g_ptr_array_add(readers, fr);
-	}
-
-	if (fold_table_write(t, stdout, ncounts, &err) < 0) {
+	if (fold_table_write(run.t, stdout, run.ncounts, &err) < 0) {
 		tool_warn_error(err);
 		status = FK_EXIT_FAILURE;
 	}
 	tool_report_skips(skips, opts.verbose);
 	skip_log_free(skips);
-	fold_table_free(t);
-	g_ptr_array_free(readers, TRUE);
+	fold_table_free(run.t);
+	g_ptr_array_free(inputs, TRUE);
 	kfolder_free(k);
 	for (guint i = 0; i < opts.rules->len; i++) {
 		g_free((char *)g_array_index(opts.rules, struct kfold_rule, i).regex);

@@ -118,6 +118,37 @@ void tool_report_skips(const struct skip_log *skips, bool verbose)
 	g_free(s);
 }
 
+int tool_read_folded(char **paths, int n, struct skip_log *skips,
+		     tool_folded_fn fn, void *data, GPtrArray **inputs)
+{
+	int status = FK_EXIT_OK;
+
+	*inputs = g_ptr_array_new_with_free_func((GDestroyNotify)folded_reader_free);
+	for (int i = 0; i < n || i == 0; i++) {
+		GError *err = NULL;
+		struct folded_reader *fr = folded_reader_open_mapped(i < n ? paths[i] : "-",
+								     skips, &err);
+		struct folded_line fl;
+		bool stable;
+		int rc;
+
+		if (!fr) {
+			tool_warn_error(err);
+			status = FK_EXIT_FAILURE;
+			continue;
+		}
+		stable = folded_reader_stable(fr);
+		while ((rc = folded_reader_next(fr, &fl, &err)) > 0)
+			fn(&fl, stable, data);
+		if (rc < 0) {
+			tool_warn_error(err);
+			status = FK_EXIT_FAILURE;
+		}
+		g_ptr_array_add(*inputs, fr);
+	}
+	return status;
+}
+
 int tool_finish(int status)
 {
 	if (fflush(stdout) != 0 || ferror(stdout)) {

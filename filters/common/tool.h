@@ -16,6 +16,8 @@
 #define FOLDKIT_TOOL_H
 
 #include "exitcode.h"
+#include "folded.h"
+#include "foldtable.h"
 #include "skiplog.h"
 
 #include <glib.h>
@@ -53,6 +55,34 @@ void tool_usage_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2) G_GNUC_NORETURN;
  * skip as "TOOL: FILE:LINE: reason".
  */
 void tool_report_skips(const struct skip_log *skips, bool verbose);
+
+/*
+ * The input loop of the folded-stack filters: reads paths[0..n) in order as
+ * one profile (standard input when n is 0; "-" is standard input), calling
+ * fn for every folded line.  A file that cannot be read, or that fails
+ * part way, is reported and the others are still read; the result is then
+ * FK_EXIT_FAILURE, else FK_EXIT_OK.  Regular files are mapped: when fn's
+ * stable is true, fl->stack stays valid until the readers, returned in
+ * *inputs, are freed with g_ptr_array_free(*inputs, TRUE) — after the
+ * output that refers to them is written.
+ */
+typedef void (*tool_folded_fn)(const struct folded_line *fl, bool stable,
+			       void *data);
+int tool_read_folded(char **paths, int n, struct skip_log *skips,
+		     tool_folded_fn fn, void *data, GPtrArray **inputs);
+
+/*
+ * Adds stack s[0..n) with fl's counts to t: by reference when s is the
+ * line's own text from a mapped file (no copy), else copied.
+ */
+static inline void tool_table_add(struct fold_table *t, const struct folded_line *fl,
+				  bool stable, const char *s, size_t n)
+{
+	if (stable && s == fl->stack)
+		fold_table_add2_ref(t, s, n, fl->count[0], fl->count[1]);
+	else
+		fold_table_add2(t, s, n, fl->count[0], fl->count[1]);
+}
 
 /*
  * Flushes stdout and returns status, or FK_EXIT_FAILURE after a message if
