@@ -29,8 +29,7 @@ SECONDS      ?= 60
 
 fuzz: $(FUZZ_BINS)
 
-# kept: the Makefile would otherwise delete them as intermediates
-.SECONDARY: $(FUZZ_LIB_OBJ)
+# (every target is .SECONDARY: see the Makefile; a list here would narrow it)
 
 $(FUZZ_DIR)/obj/lib/%.o: lib/%.c $(wildcard lib/*.h)
 	@mkdir -p $(@D)
