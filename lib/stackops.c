@@ -492,9 +492,15 @@ struct kfolder *kfolder_new(const struct kfold_opts *o, GError **err)
 	k->rname = g_new0(char *, o->nrules + 1);
 	k->out = g_string_new(NULL);
 	for (size_t i = 0; i < o->nrules; i++) {
-		if (!o->rules[i].name || !*o->rules[i].name || strchr(o->rules[i].name, ';')) {
+		const char *nm = o->rules[i].name;
+		size_t nl = nm ? strlen(nm) : 0;
+
+		/* a line break would split the output line; a trailing blank
+		 * is dropped when the output is read back (found by fuzz/kfold) */
+		if (nl == 0 || strpbrk(nm, ";\n") || nm[nl - 1] == ' ' || nm[nl - 1] == '\t') {
 			g_set_error(err, FK_ERROR, FK_ERROR_USAGE,
-				    "bad name '%s' for '%s': it must be non-empty, without ';'",
+				    "bad name '%s' for '%s': it must be non-empty, without ';', "
+				    "a line break or a trailing blank",
 				    o->rules[i].name ? o->rules[i].name : "",
 				    o->rules[i].regex);
 			kfolder_free(k);
