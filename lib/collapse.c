@@ -150,8 +150,15 @@ static void append_process(struct collapser *c, const struct perf_sample *s,
 			g_string_append_len(k, s->tid.s, (gssize)s->tid.len);
 		}
 	}
+	/*
+	 * A comm is any bytes a thread named itself (the perf plugin gets
+	 * it unfiltered): a line break would split the folded line, and a
+	 * leading '#' would make it a comment, so either would lose the
+	 * samples (found by fuzz/plugin.c).
+	 */
 	for (size_t i = from; i < k->len; i++)
-		if (k->str[i] == ' ')
+		if (k->str[i] == ' ' || k->str[i] == '\n' || k->str[i] == '\r' ||
+		    (i == 0 && k->str[i] == '#'))
 			k->str[i] = '_';
 }
 

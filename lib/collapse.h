@@ -10,10 +10,11 @@
  *	collapser_free(c);
  *
  * A sample becomes "PROCESS;ROOT;...;LEAF" where PROCESS is the comm with
- * spaces turned to '_' (plus "-PID" with include_pid, "-PID/TID" with
- * include_tid; PID is "?" when perf printed only the thread id), and its
- * weight is the period perf printed, or 1.  Frames are named by
- * framename.h.  A sample without comm starts directly with its root frame.
+ * spaces, line breaks and a leading '#' turned to '_' (plus "-PID" with
+ * include_pid, "-PID/TID" with include_tid; PID is "?" when perf printed
+ * only the thread id), and its weight is the period perf printed, or 1.
+ * Frames are named by framename.h.  A sample without comm starts directly
+ * with its root frame.
  *
  * Only one event is aggregated: event_filter, or else the first event seen
  * (mixing, say, cycles and instructions gives a meaningless profile).

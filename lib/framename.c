@@ -133,9 +133,13 @@ static void tidy(GString *out, size_t from, bool java)
 	char *s = out->str + from;
 	size_t n = out->len - from, j = 0;
 
+	/* a line break (a symbol or DSO path from perf.data can hold one)
+	 * would split the folded line: found by fuzz/plugin.c */
 	for (size_t i = 0; i < n; i++)
 		if (s[i] == ';')
 			s[i] = ':';
+		else if (s[i] == '\n')
+			s[i] = '_';
 	n = frame_name_cut_args(s, n);
 	for (size_t i = 0; i < n; i++)
 		if (s[i] != '"' && s[i] != '\'')

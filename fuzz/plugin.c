@@ -1,0 +1,482 @@
+/*
+ * fuzz/plugin.c - the perf plugin's aggregation without perf: fuzzed
+ * samples (pid, tid, comm, frames, period) and sched_switch records
+ * (states, CPUs, times) through perf-plugin/profiles.c and offcpu.c, the
+ * way perf-plugin/foldkit.c's filter_event() and on_switch() drive them.
+ *
+ * Input: one option byte, then events.  Bits: 1 split per process, 2 pid
+ * and 4 tid in the process frame, 8 off-CPU mode (every event is a
+ * sched_switch), 16 kernel annotation, 32 min= 1 us, 64|128 the states
+ * (0 S,D; 64 all; 128 R; 192 S).  An event: a kind byte, pid and tid
+ * (signed bytes), a comm (length byte & 31, bytes, cut at a NUL as perf's
+ * C string is), frames (count byte & 7; each a symbol and a DSO, length
+ * byte & 15 then bytes), a 16-bit period; in off-CPU mode also
+ * prev_state (a byte; kind bit 2 adds the preemption mark 0x100), next
+ * pid, CPU (kind bits 4|8) and a 24-bit time step in ns; kind bit 16
+ * makes prev_pid differ from the sample's tid.  The record is encoded in
+ * the kernel's sched_switch layout and decoded by field name.
+ *
+ * Checked: every sample is counted once (profile sample counts add up;
+ * the tables hold the sum of the periods of the samples with a stack,
+ * and the others are counted skips); off-CPU, the tables hold exactly the
+ * waits a plain model of the documented rules credits (and as many);
+ * the output reads back through folded_reader with no skips, its counts
+ * whole microseconds in off-CPU mode, summing to the per-stack rounded
+ * totals; split files are named inside the directory (no '/', no "." or
+ * "..", nothing hidden, no temporary file left) and listed in index.tsv.
+ */
+#include "fuzz.h"
+
+#include "collapse.h"
+#include "folded.h"
+#include "offcpu.h"
+#include "profiles.h"
+#include "skiplog.h"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+/* The 6.x kernel's sched_switch layout (as perf-plugin/test/offcpu-test.c). */
+static const char FORMAT[] =
+	"name: sched_switch\nID: 372\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
+	"\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
+	"\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
+	"\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"prev_pid=%d next_pid=%d\", REC->prev_pid, REC->next_pid\n";
+
+struct in {
+	const uint8_t *p, *end;
+	bool short_read;
+};
+
+static unsigned byte(struct in *in)
+{
+	if (in->p >= in->end) {
+		in->short_read = true;
+		return 0;
+	}
+	return *in->p++;
+}
+
+/* len bytes as a C string would hold them: up to the first NUL */
+static struct fk_str str(struct in *in, unsigned len)
+{
+	struct fk_str s = { (const char *)in->p, 0 };
+
+	if ((size_t)(in->end - in->p) < len) {
+		in->short_read = true;
+		in->p = in->end;
+		return s;
+	}
+	s.len = strnlen(s.s, len);
+	in->p += len;
+	return s;
+}
+
+/* The model of the off-CPU rules in offcpu.h, for the totals. */
+struct wait {
+	uint64_t since;
+	bool pending;
+};
+
+struct model {
+	GHashTable *waits;	/* tid -> struct wait */
+	GHashTable *cpu;	/* cpu -> last switch time + 1 */
+	uint64_t min_ns, ns, counted, last;
+};
+
+static void model_credit(struct model *m, struct wait *w, uint64_t until)
+{
+	uint64_t ns = until > w->since ? until - w->since : 0;
+
+	if (ns >= m->min_ns) {
+		m->ns += ns;
+		m->counted++;
+	}
+	w->pending = false;
+}
+
+static struct wait *model_wait(struct model *m, int tid)
+{
+	struct wait *w = g_hash_table_lookup(m->waits, GINT_TO_POINTER(tid));
+
+	if (!w) {
+		w = g_new0(struct wait, 1);
+		g_hash_table_insert(m->waits, GINT_TO_POINTER(tid), w);
+	}
+	return w;
+}
+
+static const char *g_dir;
+static const char *g_format;
+
+static void cleanup(void)
+{
+	if (g_dir) {
+		unlink(g_format);
+		rmdir(g_dir);
+	}
+}
+
+static void setup(void)
+{
+	static char dir[] = "/dev/shm/fuzz-plugin-XXXXXX";
+	static char fmt[] = "/dev/shm/fuzz-plugin-format-XXXXXX";
+	int fd;
+
+	if (g_dir)
+		return;
+	FUZZ_CHECK(mkdtemp(dir), "mkdtemp failed");
+	fd = mkstemp(fmt);
+	FUZZ_CHECK(fd >= 0 && write(fd, FORMAT, sizeof(FORMAT) - 1) ==
+		   (ssize_t)sizeof(FORMAT) - 1, "cannot write the format");
+	close(fd);
+	g_dir = dir;
+	g_format = fmt;
+	atexit(cleanup);
+}
+
+/* Reads a written profile; returns its total, checking every line. */
+static fk_count read_back(const char *path, bool round_us, size_t *nlines)
+{
+	struct skip_log *skips = skip_log_new();
+	struct folded_reader *fr;
+	struct folded_line fl;
+	GError *err = NULL;
+	fk_count total = 0;
+	int rc;
+
+	fr = folded_reader_open(path, skips, &err);
+	FUZZ_CHECK(fr, "cannot open %s: %s", path, err ? err->message : "?");
+	while ((rc = folded_reader_next(fr, &fl, &err)) > 0) {
+		FUZZ_CHECK(fl.ncounts == 1, "%s: %d counts", path, fl.ncounts);
+		FUZZ_CHECK(!round_us || fk_count_is_integer(fl.count[0]),
+			   "%s: '%.*s' has a fraction of a microsecond", path,
+			   (int)fl.len, fl.stack);
+		FUZZ_CHECK(!round_us || fl.count[0] > 0, "%s: a zero count written", path);
+		total += fl.count[0];
+		(*nlines)++;
+	}
+	FUZZ_CHECK(rc == 0, "%s does not read back: %s", path, err ? err->message : "?");
+	if (skip_log_total(skips)) {
+		char *text = NULL, *why = skip_log_summary(skips, NULL);
+		g_file_get_contents(path, &text, NULL, NULL);
+		FUZZ_CHECK(0, "%s: %s; it holds:\n%.600s", path, why, text ? text : "?");
+	}
+	folded_reader_free(fr);
+	skip_log_free(skips);
+	return total;
+}
+
+struct expect {
+	fk_count total;		/* rounded per stack when round_us */
+	size_t stacks;		/* written (after rounding) */
+	bool round_us;
+};
+
+static void sum_entry(struct fold_entry *e, void *data)
+{
+	struct expect *x = data;
+	fk_count c = e->count[0];
+
+	if (x->round_us)
+		c = (c + FK_COUNT_ONE / 2) / FK_COUNT_ONE * FK_COUNT_ONE;
+	x->total += c;
+	x->stacks += c != 0 || !x->round_us;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct collapse_opts co = { 0 };
+	struct in in = { data, data + size, false };
+	struct profiles *p;
+	struct offcpu *o = NULL;
+	struct model m = { 0 };
+	struct skip_log *skips = skip_log_new();
+	GHashTable *seen = g_hash_table_new(g_direct_hash, g_direct_equal);	/* pid -> profile */
+	GString *key = g_string_new(NULL);
+	GError *err = NULL;
+	fk_count want_total = 0;
+	uint64_t nsamples = 0, nempty = 0, tail_ns = 0, now = 1000000;
+	bool split, offcpu;
+	unsigned opt, states;
+
+	if (size < 1)
+		goto out;
+	setup();
+	opt = byte(&in);
+	split = opt & 1;
+	offcpu = opt & 8;
+	co.include_pid = opt & 2;
+	co.include_tid = opt & 4;
+	co.names.annotate_kernel = opt & 16;
+	co.skips = skips;
+	p = profiles_new(&co, split);
+	if (offcpu) {
+		static const unsigned st[] = { OFFCPU_S | OFFCPU_D, OFFCPU_ALL, OFFCPU_R, OFFCPU_S };
+		states = st[opt >> 6 & 3];
+		o = offcpu_new(states, opt & 32 ? 1000 : 0, g_format, &err);
+		FUZZ_CHECK(o, "offcpu_new: %s", err ? err->message : "?");
+		m.min_ns = opt & 32 ? 1000 : 0;
+		m.waits = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+		m.cpu = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+	}
+
+	while (in.p < in.end) {
+		struct perf_frame frames[8];
+		struct perf_sample s = { 0 };
+		struct profile *pr;
+		unsigned kind = byte(&in);
+		int pid = (int8_t)byte(&in), tid = (int8_t)byte(&in);
+		struct fk_str comm = str(&in, byte(&in) & 31);
+		char comm0[32], pidbuf[16], tidbuf[16];
+		unsigned nf = byte(&in) & 7;
+
+		for (unsigned i = 0; i < nf; i++) {
+			memset(&frames[i], 0, sizeof(frames[i]));
+			frames[i].pc = (struct fk_str){ "1234", 4 };
+			frames[i].sym = str(&in, byte(&in) & 15);
+			frames[i].dso = str(&in, byte(&in) & 15);
+		}
+		s.period = byte(&in) << 8;
+		s.period |= byte(&in);
+		if (in.short_read)
+			break;
+		memcpy(comm0, comm.s, comm.len);
+		comm0[comm.len] = '\0';
+		s.comm = (struct fk_str){ comm0, comm.len };
+		s.pid.len = (size_t)snprintf(pidbuf, sizeof(pidbuf), "%d", pid);
+		s.pid.s = pidbuf;
+		s.tid.len = (size_t)snprintf(tidbuf, sizeof(tidbuf), "%d", tid);
+		s.tid.s = tidbuf;
+		s.event = (struct fk_str){ offcpu ? "sched:sched_switch" : "cycles",
+					   offcpu ? 18 : 6 };
+		s.has_period = !offcpu;
+		s.period = offcpu ? 1 : s.period;
+		s.frames = nf ? frames : NULL;
+		s.nframes = nf;
+		s.file = "perf.data";
+
+		nsamples++;
+		pr = profiles_get(p, pid, tid, comm0);
+		FUZZ_CHECK(pr, "no profile");
+		FUZZ_CHECK(!split || pr->pid == pid, "pid %d in the profile of %d", pid, pr->pid);
+		g_hash_table_insert(seen, GINT_TO_POINTER(split ? pid : -1), pr);
+		collapser_stack_key(pr->c, &s, key);
+		FUZZ_CHECK(!memchr(key->str, '\n', key->len), "newline in the stack '%s'", key->str);
+
+		if (!offcpu) {
+			collapser_add(pr->c, &s);
+			pr->samples++;
+			if (key->len)
+				want_total += fk_count_from_u64(s.period);
+			else
+				nempty++;
+			continue;
+		}
+
+		/* on_switch() */
+		unsigned char raw[64] = { 0 };
+		uint64_t state = byte(&in) | (kind & 2 ? 0x100 : 0);
+		int next = (int8_t)byte(&in), cpu = kind >> 2 & 3;
+		uint64_t step = byte(&in) << 16;
+		step |= byte(&in) << 8;
+		step |= byte(&in);
+		int prev = kind & 16 ? next ^ 1 : tid;
+		struct sched_switch sw;
+		struct wait *w;
+
+		if (in.short_read)
+			break;
+		now += step;
+		memcpy(raw + 24, &(int32_t){ prev }, 4);
+		memcpy(raw + 32, &state, 8);
+		memcpy(raw + 56, &(int32_t){ next }, 4);
+		offcpu_tick(o, now);
+		m.last = now;
+		FUZZ_CHECK(offcpu_decode(o, raw, sizeof(raw), &sw), "decode failed");
+		FUZZ_CHECK(sw.prev_pid == prev && sw.next_pid == next && sw.prev_state == state,
+			   "decoded %d %d %lu", sw.prev_pid, sw.next_pid,
+			   (unsigned long)sw.prev_state);
+		FUZZ_CHECK(!offcpu_decode(o, raw, 59, &sw), "a short record decoded");
+
+		offcpu_switch_in(o, next, now);
+		w = model_wait(&m, next);
+		if (w->pending)
+			model_credit(&m, w, now);
+
+		offcpu_switch_unseen(o, prev, cpu, now);
+		w = model_wait(&m, prev);
+		uint64_t *last = g_hash_table_lookup(m.cpu, GINT_TO_POINTER(cpu));
+		if (w->pending && last && *last >= w->since)
+			model_credit(&m, w, *last);
+		w->pending = false;
+		if (!last) {
+			last = g_new(uint64_t, 1);
+			g_hash_table_insert(m.cpu, GINT_TO_POINTER(cpu), last);
+		}
+		*last = now;
+
+		if (!offcpu_wanted(o, &sw) || prev != tid) {
+			offcpu_forget(o, prev);
+			continue;
+		}
+		/* the documented states */
+		uint64_t stb = state & 0xff;
+		FUZZ_CHECK(prev > 0 && !(stb & 0x30), "a dead or idle task waited for");
+		FUZZ_CHECK(stb ? (stb & 1 ? states & OFFCPU_S : stb & 2 ? states & OFFCPU_D
+				       : states & OFFCPU_OTHER) : states & OFFCPU_R,
+			   "state %#lx is not one counted", (unsigned long)state);
+		offcpu_switch_out(o, prev, now, collapser_table(pr->c), key->str, key->len,
+				  &pr->samples);
+		w->pending = true;
+		w->since = now;
+	}
+
+	if (offcpu) {
+		GHashTableIter it;
+		gpointer v;
+		uint64_t tail, counted, short_waits, unseen, model_tail = 0, model_tail_ns = 0;
+
+		g_hash_table_iter_init(&it, m.waits);
+		while (g_hash_table_iter_next(&it, NULL, &v)) {
+			struct wait *w = v;
+			if (!w->pending)
+				continue;
+			model_tail++;
+			model_tail_ns += m.last > w->since ? m.last - w->since : 0;
+			model_credit(&m, w, m.last);
+		}
+		tail = offcpu_finish(o, &tail_ns);
+		FUZZ_CHECK(tail == model_tail && tail_ns == model_tail_ns,
+			   "tail %lu threads %lu ns, model %lu %lu", (unsigned long)tail,
+			   (unsigned long)tail_ns, (unsigned long)model_tail,
+			   (unsigned long)model_tail_ns);
+		offcpu_stats(o, &counted, &short_waits, &unseen);
+		FUZZ_CHECK(counted == m.counted, "%lu waits counted, model %lu",
+			   (unsigned long)counted, (unsigned long)m.counted);
+		want_total = (fk_count)m.ns * (FK_COUNT_ONE / 1000);
+	}
+
+	/* the tables hold what was counted */
+	{
+		GHashTableIter it;
+		gpointer v;
+		fk_count got = 0;
+		uint64_t samples = 0;
+		struct expect x = { .round_us = offcpu };
+
+		g_hash_table_iter_init(&it, seen);
+		while (g_hash_table_iter_next(&it, NULL, &v)) {
+			struct profile *pr = v;
+			struct fold_table *t = collapser_table(pr->c);
+			got += fold_table_total(t, 0);
+			samples += pr->samples;
+			if (!split || (pr->samples && fold_table_size(t)))
+				fold_table_foreach(t, sum_entry, &x);
+		}
+		FUZZ_CHECK(got == want_total, "the tables hold a different total");
+		if (!offcpu) {
+			FUZZ_CHECK(samples == nsamples, "%lu samples, profiles count %lu",
+				   (unsigned long)nsamples, (unsigned long)samples);
+			FUZZ_CHECK(skip_log_total(skips) == nempty, "%lu empty stacks, %lu skips",
+				   (unsigned long)nempty, (unsigned long)skip_log_total(skips));
+		} else {
+			FUZZ_CHECK(samples == m.counted, "%lu waits, profiles count %lu",
+				   (unsigned long)m.counted, (unsigned long)samples);
+		}
+
+		/* the output */
+		uint64_t dropped = 0;
+		size_t nlines = 0;
+		if (!split) {
+			char *buf = NULL;
+			size_t buflen = 0;
+			FILE *out = open_memstream(&buf, &buflen);
+			FUZZ_CHECK(profiles_write(p, out, "<mem>", offcpu, &dropped, &err) == 0,
+				   "write failed: %s", err ? err->message : "?");
+			fclose(out);
+			fk_count t = read_back(fuzz_file2(buf, buflen), offcpu, &nlines);
+			FUZZ_CHECK(t == x.total, "the output's total differs");
+			free(buf);
+		} else {
+			size_t nfiles = 0, nfound = 0, nindex = 0;
+			fk_count t = 0;
+			DIR *d;
+			struct dirent *de;
+			char *path, *index = NULL;
+
+			FUZZ_CHECK(profiles_write_split(p, g_dir, offcpu, &dropped, &nfiles, &err) == 0,
+				   "split write failed: %s", err ? err->message : "?");
+			d = opendir(g_dir);
+			FUZZ_CHECK(d, "cannot open the split directory");
+			while ((de = readdir(d))) {
+				if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+					continue;
+				FUZZ_CHECK(de->d_name[0] != '.', "hidden file '%s' left", de->d_name);
+				FUZZ_CHECK(de->d_type == DT_REG, "'%s' is not a file", de->d_name);
+				path = g_strdup_printf("%s/%s", g_dir, de->d_name);
+				if (strcmp(de->d_name, "index.tsv") == 0) {
+					FUZZ_CHECK(g_file_get_contents(path, &index, NULL, NULL),
+						   "cannot read index.tsv");
+				} else {
+					FUZZ_CHECK(g_str_has_suffix(de->d_name, ".folded"),
+						   "stray file '%s'", de->d_name);
+					t += read_back(path, offcpu, &nlines);
+					nfound++;
+				}
+				unlink(path);
+				g_free(path);
+			}
+			closedir(d);
+			FUZZ_CHECK(index, "no index.tsv");
+			FUZZ_CHECK(nfound == nfiles, "%zu files said, %zu found", nfiles, nfound);
+			FUZZ_CHECK(t == x.total, "the split files' total differs");
+			/* one line per file, five tab-separated cells */
+			char **lines = g_strsplit(index, "\n", -1);
+			for (char **l = lines + 1; *l && **l; l++, nindex++) {
+				char **cells = g_strsplit(*l, "\t", -1);
+				FUZZ_CHECK(g_strv_length(cells) == 5, "index line '%s'", *l);
+				FUZZ_CHECK(!strchr(cells[0], '/') && cells[0][0] != '.',
+					   "index names '%s'", cells[0]);
+				g_strfreev(cells);
+			}
+			FUZZ_CHECK(nindex == nfiles, "index lists %zu of %zu files", nindex, nfiles);
+			g_strfreev(lines);
+			g_free(index);
+
+			/* every name, not only those written */
+			g_hash_table_iter_init(&it, seen);
+			while (g_hash_table_iter_next(&it, NULL, &v)) {
+				struct profile *pr = v;
+				char *fn = profiles_file_name(pr->comm, pr->pid);
+				FUZZ_CHECK(*fn && fn[0] != '.' && !strchr(fn, '/') &&
+					   strcmp(fn, "..") != 0, "file name '%s'", fn);
+				g_free(fn);
+			}
+		}
+		FUZZ_CHECK(nlines == x.stacks, "%zu stacks written, %zu expected",
+			   nlines, x.stacks);
+	}
+
+	profiles_free(p);
+	if (offcpu) {
+		offcpu_free(o);
+		g_hash_table_destroy(m.waits);
+		g_hash_table_destroy(m.cpu);
+	}
+out:
+	g_clear_error(&err);
+	g_hash_table_destroy(seen);
+	g_string_free(key, TRUE);
+	skip_log_free(skips);
+	return 0;
+}

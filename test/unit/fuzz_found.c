@@ -1,0 +1,87 @@
+/*
+ * fuzz_found.c - regression cases for what the kfold and plugin fuzz
+ * targets found (their inputs are in fuzz/regress/): a kfold rule name
+ * that would break the output line or lose its last blank is refused, and
+ * a process name with a line break or a leading '#', or a symbol or DSO
+ * with a line break, cannot split the folded line or turn it into a
+ * comment.
+ */
+#include "bad_check.h"
+
+#include "collapse.h"
+#include "stackops.h"
+
+#include <string.h>
+
+static bool name_ok(const char *name)
+{
+	struct kfold_rule r = { "x", name };
+	struct kfold_opts o = KFOLD_OPTS_INIT;
+	GError *err = NULL;
+	struct kfolder *k;
+
+	o.rules = &r;
+	o.nrules = 1;
+	k = kfolder_new(&o, &err);
+	CHECK((k == NULL) == (err != NULL), "kfolder_new and its error disagree");
+	if (err) {
+		CHECK(strstr(err->message, "bad name '") == err->message, "%s", err->message);
+		g_error_free(err);
+	}
+	kfolder_free(k);
+	return k != NULL;
+}
+
+static char *key_of2(const char *comm, const char *sym, const char *dso)
+{
+	struct collapse_opts o = { .include_pid = true };
+	struct collapser *c = collapser_new(&o);
+	struct perf_frame f = {
+		.pc = { "1000", 4 }, .sym = { sym, strlen(sym) }, .dso = { dso, strlen(dso) },
+	};
+	struct perf_sample s = {
+		.comm = { comm, strlen(comm) }, .pid = { "7", 1 }, .tid = { "7", 1 },
+		.event = { "cycles", 6 }, .period = 1, .has_period = true,
+		.frames = &f, .nframes = 1,
+	};
+	GString *key = g_string_new(NULL);
+
+	collapser_stack_key(c, &s, key);
+	collapser_free(c);
+	return g_string_free(key, FALSE);
+}
+
+static char *key_of(const char *comm)
+{
+	return key_of2(comm, "leaf", "/bin/p");
+}
+
+int main(void)
+{
+	char *k;
+
+	CHECK(name_ok("lock"), "a plain name");
+	CHECK(name_ok(" lead"), "a leading blank is kept as written");
+	CHECK(!name_ok(""), "an empty name");
+	CHECK(!name_ok("a;b"), "a ';'");
+	CHECK(!name_ok("a\nb"), "a line break");
+	CHECK(!name_ok("end "), "a trailing space");
+	CHECK(!name_ok("end\t"), "a trailing tab");
+
+	k = key_of("#app");
+	CHECK(strcmp(k, "_app-7;leaf") == 0, "'#app' gave '%s'", k);
+	g_free(k);
+	k = key_of("a\nb c\r");
+	CHECK(strcmp(k, "a_b_c_-7;leaf") == 0, "gave '%s'", k);
+	g_free(k);
+	k = key_of("a#b");
+	CHECK(strcmp(k, "a#b-7;leaf") == 0, "'a#b' gave '%s'", k);
+	g_free(k);
+	k = key_of2("p", "le\naf", "/bin/p");
+	CHECK(strcmp(k, "p-7;le_af") == 0, "a symbol with a line break gave '%s'", k);
+	g_free(k);
+	k = key_of2("p", "[unknown]", "/tmp/a\nb.so");
+	CHECK(!strchr(k, '\n'), "a DSO with a line break gave '%s'", k);
+	g_free(k);
+	return bad_done();
+}
