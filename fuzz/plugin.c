@@ -9,7 +9,7 @@
  * sched_switch), 16 kernel annotation, 32 min= 1 us, 64|128 the states
  * (0 S,D; 64 all; 128 R; 192 S).  An event: a kind byte, pid and tid
  * (signed bytes), a comm (length byte & 31, bytes, cut at a NUL as perf's
- * C string is), frames (count byte & 7; each a symbol and a DSO, length
+ * C string is; empty, it is ":-1" as in filter_event()), frames (count byte & 7; each a symbol and a DSO, length
  * byte & 15 then bytes), a 16-bit period; in off-CPU mode also
  * prev_state (a byte; kind bit 2 adds the preemption mark 0x100), next
  * pid, CPU (kind bits 4|8) and a 24-bit time step in ns; kind bit 16
@@ -179,6 +179,7 @@ static fk_count read_back(const char *path, bool round_us, size_t *nlines)
 struct expect {
 	fk_count total;		/* rounded per stack when round_us */
 	size_t stacks;		/* written (after rounding) */
+	uint64_t zero;		/* rounded to 0, left out */
 	bool round_us;
 };
 
@@ -191,6 +192,7 @@ static void sum_entry(struct fold_entry *e, void *data)
 		c = (c + FK_COUNT_ONE / 2) / FK_COUNT_ONE * FK_COUNT_ONE;
 	x->total += c;
 	x->stacks += c != 0 || !x->round_us;
+	x->zero += c == 0 && x->round_us;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -250,6 +252,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		s.period |= byte(&in);
 		if (in.short_read)
 			break;
+		/* filter_event(): no name, or an empty one, is ":-1" */
+		if (comm.len == 0)
+			comm = (struct fk_str){ ":-1", 3 };
 		memcpy(comm0, comm.s, comm.len);
 		comm0[comm.len] = '\0';
 		s.comm = (struct fk_str){ comm0, comm.len };
@@ -273,6 +278,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		collapser_stack_key(pr->c, &s, key);
 		FUZZ_CHECK(!memchr(key->str, '\n', key->len), "newline in the stack '%s'", key->str);
 
+		FUZZ_CHECK(key->len > 0, "an empty stack");
 		if (!offcpu) {
 			collapser_add(pr->c, &s);
 			pr->samples++;
@@ -463,6 +469,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				g_free(fn);
 			}
 		}
+		FUZZ_CHECK(dropped == x.zero, "%lu stacks dropped, %lu round to 0",
+			   (unsigned long)dropped, (unsigned long)x.zero);
 		FUZZ_CHECK(nlines == x.stacks, "%zu stacks written, %zu expected",
 			   nlines, x.stacks);
 	}

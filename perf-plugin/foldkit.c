@@ -255,7 +255,9 @@ int filter_event(void *data, const struct perf_dlfilter_sample *ds, void *ctx)
 		return -1;
 	}
 	al = perf_dlfilter_fns.resolve_ip(ctx);
-	comm = al && al->comm ? al->comm : ":-1";
+	/* an empty name too: with no frames, the stack would be empty (an
+	 * off-CPU wait would be written as a line without a stack) */
+	comm = al && al->comm && *al->comm ? al->comm : ":-1";
 	st->samples++;
 	frame_cache_note_comm(st->frames, ds->pid, ds->tid, comm);
 	pr = profiles_get(st->profiles, ds->pid, ds->tid, comm);
