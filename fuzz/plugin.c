@@ -28,6 +28,7 @@
 #include "fuzz.h"
 
 #include "collapse.h"
+#include "count.h"
 #include "folded.h"
 #include "offcpu.h"
 #include "profiles.h"
@@ -144,8 +145,38 @@ static void setup(void)
 	atexit(cleanup);
 }
 
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/*
+ * What the folded format cannot carry: a stack ending in " NUMBER" (a
+ * symbol "f 12" as the leaf) reads as a differential line, and one
+ * starting with '#' (a root symbol "#x" without a process frame) as a
+ * comment.  Such an output is not read back; see fuzz/README.md.
+ */
+static bool ambiguous(const char *s, size_t n)
+{
+	size_t i;
+	fk_count c;
+	enum fk_count_status st;
+
+	if (n && s[0] == '#')
+		return true;
+	while (n > 0 && is_blank(s[n - 1]))
+		n--;
+	i = n;
+	while (i > 0 && !is_blank(s[i - 1]))
+		i--;
+	if (i == 0)
+		return false;
+	st = fk_count_parse(s + i, n - i, &c);
+	return st == FK_COUNT_OK || st == FK_COUNT_TOO_LARGE || st == FK_COUNT_TOO_PRECISE;
+}
+
 /* Reads a written profile; returns its total, checking every line. */
-static fk_count read_back(const char *path, bool round_us, size_t *nlines)
+static fk_count read_back(const char *path, bool round_us, bool strict, size_t *nlines)
 {
 	struct skip_log *skips = skip_log_new();
 	struct folded_reader *fr;
@@ -157,7 +188,7 @@ static fk_count read_back(const char *path, bool round_us, size_t *nlines)
 	fr = folded_reader_open(path, skips, &err);
 	FUZZ_CHECK(fr, "cannot open %s: %s", path, err ? err->message : "?");
 	while ((rc = folded_reader_next(fr, &fl, &err)) > 0) {
-		FUZZ_CHECK(fl.ncounts == 1, "%s: %d counts", path, fl.ncounts);
+		FUZZ_CHECK(!strict || fl.ncounts == 1, "%s: %d counts", path, fl.ncounts);
 		FUZZ_CHECK(!round_us || fk_count_is_integer(fl.count[0]),
 			   "%s: '%.*s' has a fraction of a microsecond", path,
 			   (int)fl.len, fl.stack);
@@ -166,7 +197,7 @@ static fk_count read_back(const char *path, bool round_us, size_t *nlines)
 		(*nlines)++;
 	}
 	FUZZ_CHECK(rc == 0, "%s does not read back: %s", path, err ? err->message : "?");
-	if (skip_log_total(skips)) {
+	if (strict && skip_log_total(skips)) {
 		char *text = NULL, *why = skip_log_summary(skips, NULL);
 		g_file_get_contents(path, &text, NULL, NULL);
 		FUZZ_CHECK(0, "%s: %s; it holds:\n%.600s", path, why, text ? text : "?");
@@ -181,6 +212,7 @@ struct expect {
 	size_t stacks;		/* written (after rounding) */
 	uint64_t zero;		/* rounded to 0, left out */
 	bool round_us;
+	bool ambiguous;		/* some stack the format cannot carry */
 };
 
 static void sum_entry(struct fold_entry *e, void *data)
@@ -193,6 +225,7 @@ static void sum_entry(struct fold_entry *e, void *data)
 	x->total += c;
 	x->stacks += c != 0 || !x->round_us;
 	x->zero += c == 0 && x->round_us;
+	x->ambiguous |= ambiguous(e->stack, e->len);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -410,8 +443,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FUZZ_CHECK(profiles_write(p, out, "<mem>", offcpu, &dropped, &err) == 0,
 				   "write failed: %s", err ? err->message : "?");
 			fclose(out);
-			fk_count t = read_back(fuzz_file2(buf, buflen), offcpu, &nlines);
-			FUZZ_CHECK(t == x.total, "the output's total differs");
+			fk_count t = read_back(fuzz_file2(buf, buflen), offcpu, !x.ambiguous, &nlines);
+			FUZZ_CHECK(x.ambiguous || t == x.total, "the output's total differs");
 			free(buf);
 		} else {
 			size_t nfiles = 0, nfound = 0, nindex = 0;
@@ -436,7 +469,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				} else {
 					FUZZ_CHECK(g_str_has_suffix(de->d_name, ".folded"),
 						   "stray file '%s'", de->d_name);
-					t += read_back(path, offcpu, &nlines);
+					t += read_back(path, offcpu, !x.ambiguous, &nlines);
 					nfound++;
 				}
 				unlink(path);
@@ -445,7 +478,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			closedir(d);
 			FUZZ_CHECK(index, "no index.tsv");
 			FUZZ_CHECK(nfound == nfiles, "%zu files said, %zu found", nfiles, nfound);
-			FUZZ_CHECK(t == x.total, "the split files' total differs");
+			FUZZ_CHECK(x.ambiguous || t == x.total, "the split files' total differs");
 			/* one line per file, five tab-separated cells */
 			char **lines = g_strsplit(index, "\n", -1);
 			for (char **l = lines + 1; *l && **l; l++, nindex++) {
@@ -471,7 +504,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		FUZZ_CHECK(dropped == x.zero, "%lu stacks dropped, %lu round to 0",
 			   (unsigned long)dropped, (unsigned long)x.zero);
-		FUZZ_CHECK(nlines == x.stacks, "%zu stacks written, %zu expected",
+		FUZZ_CHECK(x.ambiguous || nlines == x.stacks, "%zu stacks written, %zu expected",
 			   nlines, x.stacks);
 	}
 

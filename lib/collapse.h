@@ -10,7 +10,7 @@
  *	collapser_free(c);
  *
  * A sample becomes "PROCESS;ROOT;...;LEAF" where PROCESS is the comm with
- * spaces, line breaks and a leading '#' turned to '_' (plus "-PID" with
+ * blanks, line breaks and a leading '#' turned to '_' (plus "-PID" with
  * include_pid, "-PID/TID" with include_tid; PID is "?" when perf printed
  * only the thread id), and its weight is the period perf printed, or 1.
  * Frames are named by framename.h.  A sample without comm starts directly

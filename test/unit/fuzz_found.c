@@ -71,8 +71,8 @@ int main(void)
 	k = key_of("#app");
 	CHECK(strcmp(k, "_app-7;leaf") == 0, "'#app' gave '%s'", k);
 	g_free(k);
-	k = key_of("a\nb c\r");
-	CHECK(strcmp(k, "a_b_c_-7;leaf") == 0, "gave '%s'", k);
+	k = key_of("a\nb c\r\t");
+	CHECK(strcmp(k, "a_b_c__-7;leaf") == 0, "gave '%s'", k);
 	g_free(k);
 	k = key_of("a#b");
 	CHECK(strcmp(k, "a#b-7;leaf") == 0, "'a#b' gave '%s'", k);
