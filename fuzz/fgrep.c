@@ -66,6 +66,14 @@ static int truth_test(const char *pattern, unsigned flags, GRegex *re,
 	return hit;
 }
 
+static bool blank(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] != ' ' && s[i] != '\t')
+			return false;
+	return true;
+}
+
 static bool placeholder(const char *s, size_t n)
 {
 	return (n == 10 && memcmp(s, "[excluded]", 10) == 0) ||
@@ -158,7 +166,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				g_string_append_len(want, frames.v[i].s, (gssize)frames.v[i].len);
 			}
 		}
-		if (want->len == 0)	/* nothing, or only an empty frame, left */
+		if (blank(want->str, want->len))	/* nothing, or only blanks, left */
 			g_string_assign(want, "[excluded]");
 		if (known)
 			FUZZ_CHECK(n == want->len && memcmp(s, want->str, n) == 0,
@@ -214,8 +222,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			continue;
 		}
 		if (on == 7 && memcmp(o, "[empty]", 7) == 0 &&
-		    (!known || (any && hit.len == 0 &&
-				 hit.s == (so.view == VIEW_FOCUS ? s + n : s))))
+		    (!known || (any && blank(hit.s, hit.len) &&
+				 (so.view == VIEW_FOCUS ? hit.s + hit.len == s + n : hit.s == s))))
 			continue;	/* cut at an empty frame */
 		/* by content: with excludes, s is another filter's copy */
 		FUZZ_CHECK(on > 0 && on <= n, "cut '%.*s' longer than '%.*s'",

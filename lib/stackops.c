@@ -572,6 +572,16 @@ static enum kclass classify(struct kfolder *k, const struct frame *f,
 	return K_KEEP;
 }
 
+/* True if s[0..len) is only blanks: readers trim a stack's final blanks,
+ * so such a result would be read as no stack at all (found by fuzz/kfold). */
+static bool all_blank(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (s[i] != ' ' && s[i] != '\t')
+			return false;
+	return true;
+}
+
 /*
  * Appends a frame; *n counts them, so that empty frames keep their place.
  * Writes into the GString's buffer directly: g_string_append_len() is a
@@ -632,8 +642,8 @@ const char *kfolder_apply(struct kfolder *k, const char *stack, size_t len,
 		else
 			put(k->out, &n, name, strlen(name));
 	}
-	if (k->out->len == 0)
-		g_string_append(k->out, "[kernel]");
+	if (all_blank(k->out->str, k->out->len))
+		g_string_assign(k->out, "[kernel]");
 	if (k->out->len == len && memcmp(k->out->str, stack, len) == 0)
 		return stack;
 	*outlen = k->out->len;
@@ -712,8 +722,8 @@ static const char *exclude_frames(struct stack_filter *f, const char *s,
 	for (i = 0; i < f->fv.n; i++)
 		if (!excluded(f, &f->fv.v[i]))
 			put(f->out, &n, f->fv.v[i].s, f->fv.v[i].len);
-	if (f->out->len == 0)
-		g_string_append(f->out, "[excluded]");
+	if (all_blank(f->out->str, f->out->len))
+		g_string_assign(f->out, "[excluded]");
 	*len = f->out->len;
 	return f->out->str;
 }
@@ -756,7 +766,7 @@ bool stack_filter_apply(struct stack_filter *f, const char *stack, size_t len,
 	} else if (f->view == VIEW_CALLERS) {
 		*outlen = (size_t)(hit.s - s) + hit.len;
 	}
-	if (*outlen == 0) {	/* cut at an empty frame: not a stack */
+	if (all_blank(*out, *outlen)) {	/* cut at an empty frame: not a stack */
 		*out = "[empty]";
 		*outlen = 7;
 	}

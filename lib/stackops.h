@@ -120,7 +120,8 @@ void kfolder_free(struct kfolder *k);
 /*
  * Returns stack with its runs folded and its dropped frames removed (*outlen
  * gets the length): the input pointer when nothing changed.  A stack whose
- * every frame is dropped becomes "[kernel]", so no sample is lost.
+ * every frame is dropped (or that keeps only blanks, which readers would
+ * trim to nothing) becomes "[kernel]", so no sample is lost.
  */
 const char *kfolder_apply(struct kfolder *k, const char *stack, size_t len,
 			  size_t *outlen);
@@ -156,8 +157,9 @@ void stack_filter_free(struct stack_filter *f);
 /*
  * Applies excludes, then the match.  Returns true if the stack is kept,
  * with *out and *outlen the stack to keep (the input itself when unchanged; a
- * stack whose every frame is excluded becomes "[excluded]", and a cut
- * that leaves only an empty frame "[empty]").  The match and the
+ * stack whose every frame is excluded, or that keeps only blanks, becomes
+ * "[excluded]", and a cut that leaves only an empty or blank frame
+ * "[empty]").  The match and the
  * focus/callers cut use the first (outermost) matching frame.
  */
 bool stack_filter_apply(struct stack_filter *f, const char *stack, size_t len,

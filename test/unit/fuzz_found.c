@@ -1,7 +1,8 @@
 /*
  * fuzz_found.c - regression cases for what the kfold and plugin fuzz
  * targets found (their inputs are in fuzz/regress/): a kfold rule name
- * that would break the output line or lose its last blank is refused, and
+ * that would break the output line or lose its last blank is refused, a
+ * kfold or fgrep-stacks result of only blanks becomes a placeholder, and
  * a process name with a line break or a leading '#', or a symbol or DSO
  * with a line break, cannot split the folded line or turn it into a
  * comment.
@@ -56,6 +57,40 @@ static char *key_of(const char *comm)
 	return key_of2(comm, "leaf", "/bin/p");
 }
 
+static char *kfold_drop(const char *stack)
+{
+	struct kfold_opts o = KFOLD_OPTS_INIT;
+	struct kfolder *k;
+	size_t n;
+	const char *r;
+	char *out;
+
+	o.drop_kernel = true;
+	k = kfolder_new(&o, NULL);
+	r = kfolder_apply(k, stack, strlen(stack), &n);
+	out = g_strndup(r, n);
+	kfolder_free(k);
+	return out;
+}
+
+static char *filter(const char *pattern, enum stack_view view, const char *exclude,
+		    const char *stack)
+{
+	const char *ex[] = { exclude };
+	struct stack_filter_opts o = {
+		.pattern = pattern, .view = view, .exclude = ex, .nexclude = exclude ? 1 : 0,
+	};
+	struct stack_filter *f = stack_filter_new(&o, NULL);
+	const char *r;
+	size_t n;
+	char *out;
+
+	out = stack_filter_apply(f, stack, strlen(stack), &r, &n) ? g_strndup(r, n)
+								  : g_strdup("(dropped)");
+	stack_filter_free(f);
+	return out;
+}
+
 int main(void)
 {
 	char *k;
@@ -67,6 +102,23 @@ int main(void)
 	CHECK(!name_ok("a\nb"), "a line break");
 	CHECK(!name_ok("end "), "a trailing space");
 	CHECK(!name_ok("end\t"), "a trailing tab");
+
+	/* a result of only blanks would be read as no stack at all */
+	k = kfold_drop(" ;a_[k]");
+	CHECK(strcmp(k, "[kernel]") == 0, "kfold --drop-kernel ' ;a_[k]' gave '%s'", k);
+	g_free(k);
+	k = kfold_drop("b ;a_[k]");
+	CHECK(strcmp(k, "b ") == 0, "kfold --drop-kernel 'b ;a_[k]' gave '%s'", k);
+	g_free(k);
+	k = filter(NULL, VIEW_WHOLE, "^a$", "\t;a");
+	CHECK(strcmp(k, "[excluded]") == 0, "excluding 'a' from '\\t;a' gave '%s'", k);
+	g_free(k);
+	k = filter("^ $", VIEW_FOCUS, NULL, "a; ");
+	CHECK(strcmp(k, "[empty]") == 0, "focus on ' ' in 'a; ' gave '%s'", k);
+	g_free(k);
+	k = filter("^ $", VIEW_CALLERS, NULL, " ;a");
+	CHECK(strcmp(k, "[empty]") == 0, "callers of ' ' in ' ;a' gave '%s'", k);
+	g_free(k);
 
 	k = key_of("#app");
 	CHECK(strcmp(k, "_app-7;leaf") == 0, "'#app' gave '%s'", k);
