@@ -35,35 +35,6 @@ static bool has_empty_frame(const char *s, size_t n)
 	return false;
 }
 
-static bool is_blank(char c)
-{
-	return c == ' ' || c == '\t';
-}
-
-/*
- * A stack ending in " NUMBER" (a frame "x 20" left last by a drop) is
- * written as "x 20 5", which reads as a differential line: the folded
- * format cannot tell them apart (flamegraph.pl reads it so too).  Such an
- * output is not round-tripped; nor one starting with '#' (a frame "#x"
- * left first by a drop), which reads as a comment.  See fuzz/README.md.
- */
-static bool ends_in_number(const char *s, size_t n)
-{
-	size_t i = n;
-	fk_count c;
-	enum fk_count_status st;
-
-	while (n > 0 && is_blank(s[n - 1]))	/* trimmed when read */
-		n--;
-	i = n;
-	while (i > 0 && !is_blank(s[i - 1]))
-		i--;
-	if (i == 0)
-		return false;
-	st = fk_count_parse(s + i, n - i, &c);
-	return st == FK_COUNT_OK || st == FK_COUNT_TOO_LARGE || st == FK_COUNT_TOO_PRECISE;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct kfold_opts ko = KFOLD_OPTS_INIT;
@@ -166,7 +137,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < nst; i++)
 		if (v[i]->count[0] > (fk_count)UINT64_MAX * FK_COUNT_ONE ||
 		    v[i]->count[1] > (fk_count)UINT64_MAX * FK_COUNT_ONE ||
-		    ends_in_number(v[i]->stack, v[i]->len) || v[i]->stack[0] == '#')
+		    fuzz_folded_ambiguous(v[i]->stack, v[i]->len))
 			readable = false;
 	if (readable) {
 		char *buf = NULL;
@@ -196,7 +167,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct fold_table *t3 = fold_table_new();
 		for (size_t i = 0; i < nst; i++) {
 			size_t l = v[i]->len;
-			while (l > 0 && is_blank(v[i]->stack[l - 1]))
+			while (l > 0 && fuzz_is_blank(v[i]->stack[l - 1]))
 				l--;
 			FUZZ_CHECK(l > 0, "stack '%s' is all blanks", v[i]->stack);
 			fold_table_add2(t3, v[i]->stack, l, v[i]->count[0], v[i]->count[1]);

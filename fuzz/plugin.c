@@ -145,35 +145,6 @@ static void setup(void)
 	atexit(cleanup);
 }
 
-static bool is_blank(char c)
-{
-	return c == ' ' || c == '\t';
-}
-
-/*
- * What the folded format cannot carry: a stack ending in " NUMBER" (a
- * symbol "f 12" as the leaf) reads as a differential line, and one
- * starting with '#' (a root symbol "#x" without a process frame) as a
- * comment.  Such an output is not read back; see fuzz/README.md.
- */
-static bool ambiguous(const char *s, size_t n)
-{
-	size_t i;
-	fk_count c;
-	enum fk_count_status st;
-
-	if (n && s[0] == '#')
-		return true;
-	while (n > 0 && is_blank(s[n - 1]))
-		n--;
-	i = n;
-	while (i > 0 && !is_blank(s[i - 1]))
-		i--;
-	if (i == 0)
-		return false;
-	st = fk_count_parse(s + i, n - i, &c);
-	return st == FK_COUNT_OK || st == FK_COUNT_TOO_LARGE || st == FK_COUNT_TOO_PRECISE;
-}
 
 /* Reads a written profile; returns its total, checking every line. */
 static fk_count read_back(const char *path, bool round_us, bool strict, size_t *nlines)
@@ -225,7 +196,7 @@ static void sum_entry(struct fold_entry *e, void *data)
 	x->total += c;
 	x->stacks += c != 0 || !x->round_us;
 	x->zero += c == 0 && x->round_us;
-	x->ambiguous |= ambiguous(e->stack, e->len);
+	x->ambiguous |= fuzz_folded_ambiguous(e->stack, e->len);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
