@@ -11,7 +11,7 @@
 
 static struct opts {
 	gboolean pid, tid, kernel, jit, all, addrs;
-	gboolean inline_, context, srcline, keep_last, verbose;
+	gboolean inline_, context, srcline, keep_last, perl_last, verbose;
 	char *event_filter;
 } opts;
 
@@ -26,7 +26,9 @@ static const GOptionEntry entries[] = {
 	{ "inline", 0, 0, G_OPTION_ARG_NONE, &opts.inline_, "Expand inlined functions from debug information", NULL },
 	{ "context", 0, 0, G_OPTION_ARG_NONE, &opts.context, "With --inline, add FILE:LINE to each function", NULL },
 	{ "srcline", 0, 0, G_OPTION_ARG_NONE, &opts.srcline, "Input has perf script -F+srcline lines; append them", NULL },
-	{ "keep-last", 0, 0, G_OPTION_ARG_NONE, &opts.keep_last, "Count a last sample that lacks its ending blank line", NULL },
+	{ "perl-last", 0, 0, G_OPTION_ARG_NONE, &opts.perl_last, "Drop a last sample that lacks its ending blank line, as the Perl script does", NULL },
+	/* the default since the last sample is kept; accepted so old scripts run */
+	{ "keep-last", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &opts.keep_last, NULL, NULL },
 	{ "verbose", 'v', 0, G_OPTION_ARG_NONE, &opts.verbose, "List every skipped line with its line number", NULL },
 	{ NULL },
 };
@@ -61,8 +63,10 @@ int main(int argc, char **argv)
 		   description, entries);
 	if (opts.context && !opts.inline_)
 		tool_usage_error("--context needs --inline");
+	if (opts.keep_last && opts.perl_last)
+		tool_usage_error("--keep-last and --perl-last contradict each other");
 
-	po = (struct perf_script_opts){ .srcline = opts.srcline, .keep_last = opts.keep_last };
+	po = (struct perf_script_opts){ .srcline = opts.srcline, .perl_last = opts.perl_last };
 	co.include_pid = opts.pid;
 	co.include_tid = opts.tid;
 	co.names.annotate_kernel = opts.kernel || opts.all;

@@ -3,7 +3,7 @@
  * the collapser, as fp-collapse runs them.
  *
  * Input: one option byte, then the perf script text.  The byte's bits
- * choose every option combination: 1 --srcline, 2 --keep-last, 4 --pid,
+ * choose every option combination: 1 --srcline, 2 --perl-last, 4 --pid,
  * 8 --tid, 16 --kernel, 32 --jit, 64 --addrs, 128 --event-filter=cycles.
  *
  * Checked besides memory safety and UB: every string a sample or a parsed
@@ -132,7 +132,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1)
 		return 0;
-	po = (struct perf_script_opts){ .srcline = data[0] & 1, .keep_last = data[0] & 2 };
+	po = (struct perf_script_opts){ .srcline = data[0] & 1, .perl_last = data[0] & 2 };
 	co.include_pid = data[0] & 4;
 	co.include_tid = data[0] & 8;
 	co.names.annotate_kernel = data[0] & 16;

@@ -741,12 +741,12 @@ int perf_script_reader_next(struct perf_script_reader *r,
 		return rc;
 	r->done = true;
 	if (r->in_sample) {
-		if ((r->opts && r->opts->keep_last) || r->header_frame) {
+		if (!(r->opts && r->opts->perl_last) || r->header_frame) {
 			finish_sample(r, s);
 			return 1;
 		}
 		skip(r, r->header_line,
-		     "last sample not ended by a blank line (--keep-last counts it)");
+		     "last sample not ended by a blank line (dropped by --perl-last)");
 	}
 	return 0;
 }

@@ -33,9 +33,11 @@
  * "18446744073709551616": the skip names the reason, rather than the sample
  * silently weighing 1.
  *
- * stackcollapse-perf.pl drops the last sample when the input does not end
- * with a blank line; so does this reader unless keep_last is set, and it
- * counts the dropped sample as a skip either way so the loss is reported.
+ * Real perf script output ends every sample with a blank line; a file that
+ * lacks the last one was cut or edited by hand.  This reader keeps such a
+ * last sample (as inferno does).  stackcollapse-perf.pl drops it
+ * (FlameGraph#230); perl_last does the same, and counts the dropped sample
+ * as a skip so the loss is reported.
  * An input whose last line has no '\n' is cut off mid-line: that is an
  * FK_ERROR_TRUNCATED error.
  */
@@ -87,7 +89,7 @@ struct perf_script_opts {
 	bool srcline;		/* each frame line is followed by a source line
 				   (perf script -F+srcline), as with
 				   stackcollapse-perf.pl --srcline */
-	bool keep_last;		/* count a last sample lacking its blank line */
+	bool perl_last;		/* drop a last sample lacking its blank line */
 };
 
 struct perf_script_reader;
