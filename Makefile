@@ -19,7 +19,7 @@ $(DEPS_MK): tools/deps
 	@{ echo "PKG_CFLAGS := $$(pkg-config --cflags $(PKGS))"; \
 	   echo "PKG_LIBS := $$(pkg-config --libs $(PKGS))"; } > $@
 
-LIB_SRC     := $(sort $(wildcard lib/*.c))
+LIB_SRC     := $(sort $(wildcard lib/*/*.c))
 LIB_OBJ     := $(LIB_SRC:%.c=$(BUILD)/%.o)
 TOOL_SRC    := $(sort $(wildcard filters/*.c))
 COMMON_SRC  := $(sort $(wildcard filters/common/*.c))
@@ -39,11 +39,11 @@ all: $(TOOLS) $(PLUGIN) $(UNITS)
 deps:
 	@tools/deps install
 
-$(BUILD)/lib/%.o: lib/%.c $(wildcard lib/*.h)
+$(BUILD)/lib/%.o: lib/%.c $(wildcard lib/*/*.h)
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(CPPFLAGS) $(CFLAGS) $(PIC) -c -o $@ $<
 
-$(BUILD)/filters/%.o: filters/%.c $(wildcard lib/*.h filters/common/*.h)
+$(BUILD)/filters/%.o: filters/%.c $(wildcard lib/*/*.h filters/common/*.h)
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
@@ -59,18 +59,18 @@ $(BUILD)/test/%: test/unit/%.c $(wildcard test/unit/*.h) $(LIBA)
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(CPPFLAGS) -Itest/unit $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBA) $(LIBS)
 
-$(BUILD)/perf-plugin/foldkit.so: $(PLUGIN_SRC) $(wildcard perf-plugin/*.h lib/*.h) $(LIB_OBJ)
+$(BUILD)/perf-plugin/foldkit.so: $(PLUGIN_SRC) $(wildcard perf-plugin/*.h lib/*/*.h) $(LIB_OBJ)
 	@mkdir -p $(@D)
 	$(Q_LD)$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -shared $(LDFLAGS) -o $@ $(PLUGIN_SRC) $(LIB_OBJ) $(LIBS) $(PLUGIN_LIBS)
 
-# --- fold2svg: its interactive script, lib/fold2svg.js, embedded as a C
+# --- fold2svg: its interactive script, lib/render/fold2svg.js, embedded as a C
 # string.  The script goes into a CDATA section, so it must not hold "]]>".
 FOLD2SVG_JS_H := $(BUILD)/gen/fold2svg_js.h
 Q_GEN = $(if $(filter 0,$(V)),@echo "  GEN     $@";)
-$(FOLD2SVG_JS_H): lib/fold2svg.js
+$(FOLD2SVG_JS_H): lib/render/fold2svg.js
 	@mkdir -p $(@D)
 	@if grep -q ']]>' $<; then echo "$<: must not contain ]]>" >&2; exit 1; fi
-	$(Q_GEN){ echo '/* generated from lib/fold2svg.js by the Makefile */'; \
+	$(Q_GEN){ echo '/* generated from lib/render/fold2svg.js by the Makefile */'; \
 	  echo 'static const char fold2svg_js[] ='; \
 	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; \
 	  echo ';'; } > $@

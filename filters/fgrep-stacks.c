@@ -3,9 +3,9 @@
  * which a frame matches, re-root them at the match, remove noise frames,
  * or count the matching share.  See docs/fgrep-stacks.1.
  */
-#include "folded.h"
-#include "foldtable.h"
-#include "stackops.h"
+#include "core/folded.h"
+#include "core/foldtable.h"
+#include "transform/stackops.h"
 #include "tool.h"
 
 #include <stdio.h>

@@ -3,11 +3,11 @@
  * differential flame graphs; difffolded.pl with sorted output.  See
  * docs/fold-diff.1.
  */
-#include "error.h"
-#include "folddiff.h"
-#include "folded.h"
-#include "foldtable.h"
-#include "stackops.h"
+#include "core/error.h"
+#include "transform/folddiff.h"
+#include "core/folded.h"
+#include "core/foldtable.h"
+#include "transform/stackops.h"
 #include "tool.h"
 
 #include <stdio.h>

@@ -3,10 +3,10 @@
  * flamegraph.pl draws, escapes everything, and is much faster.  See
  * docs/fold2svg.1.
  */
-#include "flamegraph.h"
-#include "palette.h"
-#include "svgargs.h"
-#include "svgwriter.h"
+#include "render/flamegraph.h"
+#include "render/palette.h"
+#include "render/svgargs.h"
+#include "render/svgwriter.h"
 #include "tool.h"
 
 #include "fold2svg_js.h"

@@ -2,9 +2,9 @@
  * fp-collapse - perf script text to folded stacks; a byte-compatible,
  * faster stackcollapse-perf.pl.  See docs/fp-collapse.1.
  */
-#include "collapse.h"
-#include "inline.h"
-#include "perfscript.h"
+#include "collapse/collapse.h"
+#include "collapse/inline.h"
+#include "collapse/perfscript.h"
 #include "tool.h"
 
 #include <stdio.h>

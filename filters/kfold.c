@@ -3,9 +3,9 @@
  * into one frame each, and merge the stacks that become identical.  See
  * docs/kfold.1.
  */
-#include "folded.h"
-#include "foldtable.h"
-#include "stackops.h"
+#include "core/folded.h"
+#include "core/foldtable.h"
+#include "transform/stackops.h"
 #include "tool.h"
 
 #include <stdio.h>

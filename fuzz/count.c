@@ -10,7 +10,7 @@
  */
 #include "fuzz.h"
 
-#include "count.h"
+#include "core/count.h"
 
 #define MAX_WHOLE ((fk_count)UINT64_MAX)
 

@@ -1,6 +1,6 @@
 /*
  * fuzz/fgrep.c - folded stacks through fgrep-stacks' stack_filter and
- * frame_matcher (lib/stackops.h), checked against GRegex (or memmem, for
+ * frame_matcher (lib/transform/stackops.h), checked against GRegex (or memmem, for
  * a fixed string) applied frame by frame, as test/unit/stackops.c does on
  * random stacks.
  *
@@ -20,8 +20,8 @@
  */
 #include "fuzz.h"
 
-#include "folded.h"
-#include "stackops.h"
+#include "core/folded.h"
+#include "transform/stackops.h"
 
 static GRegex *truth_regex(const char *pattern, unsigned flags)
 {

@@ -15,9 +15,9 @@
  */
 #include "fuzz.h"
 
-#include "error.h"
-#include "folded.h"
-#include "foldtable.h"
+#include "core/error.h"
+#include "core/folded.h"
+#include "core/foldtable.h"
 
 #define MAX_READABLE (((fk_count)UINT64_MAX + 1) * FK_COUNT_ONE)
 

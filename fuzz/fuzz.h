@@ -20,7 +20,7 @@
 #ifndef FOLDKIT_FUZZ_H
 #define FOLDKIT_FUZZ_H
 
-#include "count.h"
+#include "core/count.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -31,7 +31,7 @@ fuzz: $(FUZZ_BINS)
 
 # (every target is .SECONDARY: see the Makefile; a list here would narrow it)
 
-$(FUZZ_DIR)/obj/lib/%.o: lib/%.c $(wildcard lib/*.h)
+$(FUZZ_DIR)/obj/lib/%.o: lib/%.c $(wildcard lib/*/*.h)
 	@mkdir -p $(@D)
 	$(Q_CC)$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 

@@ -1,5 +1,5 @@
 /*
- * fuzz/kfold.c - folded stacks through kfold's kfolder (lib/stackops.h),
+ * fuzz/kfold.c - folded stacks through kfold's kfolder (lib/transform/stackops.h),
  * summed into a fold_table as the kfold tool does.
  *
  * Input: one option byte, a first line "REGEX<TAB>NAME[<TAB>REGEX<TAB>NAME]"
@@ -19,10 +19,10 @@
  */
 #include "fuzz.h"
 
-#include "count.h"
-#include "folded.h"
-#include "foldtable.h"
-#include "stackops.h"
+#include "core/count.h"
+#include "core/folded.h"
+#include "core/foldtable.h"
+#include "transform/stackops.h"
 
 /* An empty frame: a leading or trailing ';', or ";;"; "" is one too. */
 static bool has_empty_frame(const char *s, size_t n)

@@ -10,8 +10,8 @@
  */
 #include "fuzz.h"
 
-#include "error.h"
-#include "linereader.h"
+#include "core/error.h"
+#include "core/linereader.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -14,9 +14,9 @@
  */
 #include "fuzz.h"
 
-#include "collapse.h"
-#include "error.h"
-#include "perfscript.h"
+#include "collapse/collapse.h"
+#include "core/error.h"
+#include "collapse/perfscript.h"
 
 static void check_str(struct fk_str s, const void *base, size_t size, const char *what)
 {

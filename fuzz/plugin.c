@@ -27,12 +27,12 @@
  */
 #include "fuzz.h"
 
-#include "collapse.h"
-#include "count.h"
-#include "folded.h"
+#include "collapse/collapse.h"
+#include "core/count.h"
+#include "core/folded.h"
 #include "offcpu.h"
 #include "profiles.h"
-#include "skiplog.h"
+#include "core/skiplog.h"
 
 #include <dirent.h>
 #include <sys/stat.h>

@@ -17,9 +17,9 @@
  */
 #include "fuzz.h"
 
-#include "flamegraph.h"
-#include "folded.h"
-#include "svgwriter.h"
+#include "render/flamegraph.h"
+#include "core/folded.h"
+#include "render/svgwriter.h"
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>

@@ -1,13 +1,13 @@
 /*
  * foldkit.so - a perf dlfilter that folds stacks inside `perf script`:
- * perf resolves the addresses, this folds them with lib/collapse.h (the
+ * perf resolves the addresses, this folds them with lib/collapse/collapse.h (the
  * same code as `perf script | fp-collapse`), filters out every event so
  * perf prints nothing, and writes the folded stacks when perf stops.
  * See docs/foldkit-dlfilter.1.
  */
-#include "collapse.h"
+#include "collapse/collapse.h"
 #include "frames.h"
-#include "inline.h"
+#include "collapse/inline.h"
 #include "options.h"
 #include "offcpu.h"
 #include "profiles.h"

@@ -33,7 +33,7 @@
 #ifndef FOLDKIT_PLUGIN_FRAMES_H
 #define FOLDKIT_PLUGIN_FRAMES_H
 
-#include "perfscript.h"
+#include "collapse/perfscript.h"
 
 #include <perf/perf_dlfilter.h>
 #include <stddef.h>

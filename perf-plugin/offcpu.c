@@ -1,6 +1,6 @@
 #include "offcpu.h"
 
-#include "error.h"
+#include "core/error.h"
 
 #include <event-parse.h>
 #include <string.h>

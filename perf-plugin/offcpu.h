@@ -28,7 +28,7 @@
 #ifndef FOLDKIT_PLUGIN_OFFCPU_H
 #define FOLDKIT_PLUGIN_OFFCPU_H
 
-#include "foldtable.h"
+#include "core/foldtable.h"
 
 #include <glib.h>
 #include <stdbool.h>

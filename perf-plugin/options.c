@@ -1,6 +1,6 @@
 #include "options.h"
 
-#include "error.h"
+#include "core/error.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -1,6 +1,6 @@
 #include "profiles.h"
 
-#include "error.h"
+#include "core/error.h"
 
 #include <errno.h>
 #include <string.h>

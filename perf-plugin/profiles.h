@@ -25,7 +25,7 @@
 #ifndef FOLDKIT_PLUGIN_PROFILES_H
 #define FOLDKIT_PLUGIN_PROFILES_H
 
-#include "collapse.h"
+#include "collapse/collapse.h"
 
 #include <glib.h>
 #include <stdbool.h>

@@ -15,10 +15,10 @@
 #ifndef FOLDKIT_TOOL_H
 #define FOLDKIT_TOOL_H
 
-#include "exitcode.h"
-#include "folded.h"
-#include "foldtable.h"
-#include "skiplog.h"
+#include "core/exitcode.h"
+#include "core/folded.h"
+#include "core/foldtable.h"
+#include "core/skiplog.h"
 
 #include <glib.h>
 #include <stdbool.h>

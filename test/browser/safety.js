@@ -7,7 +7,7 @@
 // nametype} (the option values, raw bytes), nameattr, canary.svg (unsafe on
 // purpose: it must trip the traps) and SVG.svg for each SVG argument.
 // Expected text is computed here from those bytes by the rule in
-// lib/xmlesc.h, with a decoder of its own.  Exit 0 pass, 1 fail, 3 when
+// lib/render/xmlesc.h, with a decoder of its own.  Exit 0 pass, 1 fail, 3 when
 // Chromium cannot start.
 "use strict";
 const fs = require("fs");

@@ -5,7 +5,7 @@
  */
 #include "bad_check.h"
 
-#include "collapse.h"
+#include "collapse/collapse.h"
 
 #include <string.h>
 

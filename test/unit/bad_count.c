@@ -4,7 +4,7 @@
  */
 #include "bad_check.h"
 
-#include "count.h"
+#include "core/count.h"
 
 #include <string.h>
 

@@ -6,9 +6,9 @@
  */
 #include "bad_check.h"
 
-#include "error.h"
-#include "folded.h"
-#include "foldtable.h"
+#include "core/error.h"
+#include "core/folded.h"
+#include "core/foldtable.h"
 
 #include <string.h>
 

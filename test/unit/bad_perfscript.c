@@ -4,9 +4,9 @@
  */
 #include "bad_check.h"
 
-#include "error.h"
-#include "linereader.h"
-#include "perfscript.h"
+#include "core/error.h"
+#include "core/linereader.h"
+#include "collapse/perfscript.h"
 
 #include <string.h>
 #include <sys/wait.h>

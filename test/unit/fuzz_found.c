@@ -9,8 +9,8 @@
  */
 #include "bad_check.h"
 
-#include "collapse.h"
-#include "stackops.h"
+#include "collapse/collapse.h"
+#include "transform/stackops.h"
 
 #include <string.h>
 

@@ -1,12 +1,12 @@
 /* Unit tests for lib/: counts, folded lines, the stack table, the line
  * reader and the string map. */
 #include "check.h"
-#include "count.h"
-#include "error.h"
-#include "folded.h"
-#include "foldtable.h"
-#include "linereader.h"
-#include "strmap.h"
+#include "core/count.h"
+#include "core/error.h"
+#include "core/folded.h"
+#include "core/foldtable.h"
+#include "core/linereader.h"
+#include "core/strmap.h"
 
 #include <stdint.h>
 #include <stdlib.h>

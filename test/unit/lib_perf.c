@@ -1,8 +1,8 @@
 /* Unit tests for the perf script parser and the frame-naming rules. */
 #include "check.h"
-#include "collapse.h"
-#include "framename.h"
-#include "perfscript.h"
+#include "collapse/collapse.h"
+#include "collapse/framename.h"
+#include "collapse/perfscript.h"
 
 static char *str(struct fk_str s)
 {

@@ -6,13 +6,13 @@
  * table's by-reference keys it relies on, and the option checks.
  */
 #include "check.h"
-#include "flamegraph.h"
-#include "folded.h"
-#include "foldtable.h"
-#include "palette.h"
-#include "svgargs.h"
-#include "svgwriter.h"
-#include "xmlesc.h"
+#include "render/flamegraph.h"
+#include "core/folded.h"
+#include "core/foldtable.h"
+#include "render/palette.h"
+#include "render/svgargs.h"
+#include "render/svgwriter.h"
+#include "render/xmlesc.h"
 
 #include <stdlib.h>
 #include <sys/stat.h>

@@ -1,9 +1,9 @@
 /*
- * Unit tests for lib/stackops.h and lib/folddiff.h.  Exit 0 when all pass;
+ * Unit tests for lib/transform/stackops.h and lib/transform/folddiff.h.  Exit 0 when all pass;
  * each failure prints the expression, the expected and the actual value.
  */
-#include "folddiff.h"
-#include "stackops.h"
+#include "transform/folddiff.h"
+#include "transform/stackops.h"
 
 #include "check.h"
 

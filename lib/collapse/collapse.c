@@ -1,0 +1,331 @@
+#include "collapse/collapse.h"
+
+#include "core/strmap.h"
+
+#include <string.h>
+
+/*
+ * Call chains repeat: most samples' frame text has been seen before, so
+ * the names a chain folds to are cached by its raw text (one cache for
+ * "java" processes, whose names are tidied differently).  Bounded: past
+ * CHAIN_CACHE_BYTES the cache stops growing and misses are just slower.
+ */
+#define CHAIN_CACHE_BYTES (256u << 20)
+
+struct event_count {
+	char *name;
+	size_t len;
+	uint64_t samples;
+	bool kept;		/* name is the event being aggregated */
+};
+
+struct collapser {
+	struct collapse_opts o;
+	struct fold_table *table;
+	GString *key;
+	char *kept;		/* the event being aggregated */
+	GArray *events;		/* struct event_count, first-seen order */
+	struct strmap *chains[2];	/* raw frame text -> ";name;name" */
+	struct strmap *entries;	/* process name + cached chain address ->
+				   its fold_entry: skips building and
+				   hashing the whole stack per sample */
+	GString *scratch;
+	GArray *frames;		/* scratch for parsing */
+	/*
+	 * Event name -> index + 1 in events.  Event names come from the
+	 * input, so a scan of events per sample would make an input with many
+	 * distinct events quadratic (50,000 took 3 s); last is the index of
+	 * the previous sample's event, which almost every sample repeats.
+	 */
+	GHashTable *event_index;
+	GString *evname;	/* the event being looked up, NUL-terminated */
+	guint last;
+	/* samples of events past MAX_EVENTS, which are counted, not named */
+	uint64_t untracked;
+};
+
+/* Dropped events listed by name in the note; the rest are summed. */
+#define NOTE_EVENTS 8
+/* Distinct events remembered: memory must not grow with the input. */
+#define MAX_EVENTS 1024
+
+struct collapser *collapser_new(const struct collapse_opts *opts)
+{
+	struct collapser *c = g_new0(struct collapser, 1);
+
+	c->o = *opts;
+	c->table = fold_table_new();
+	c->key = g_string_sized_new(1024);
+	c->events = g_array_new(FALSE, FALSE, sizeof(struct event_count));
+	c->event_index = g_hash_table_new(g_str_hash, g_str_equal);
+	c->evname = g_string_new(NULL);
+	if (opts->event_filter)
+		c->kept = g_strdup(opts->event_filter);
+	c->chains[0] = strmap_new(CHAIN_CACHE_BYTES);
+	c->chains[1] = strmap_new(CHAIN_CACHE_BYTES);
+	c->frames = g_array_new(FALSE, FALSE, sizeof(struct perf_frame));
+	c->entries = strmap_new(CHAIN_CACHE_BYTES / 4);
+	c->scratch = g_string_sized_new(256);
+	return c;
+}
+
+void collapser_free(struct collapser *c)
+{
+	if (!c)
+		return;
+	for (guint i = 0; i < c->events->len; i++)
+		g_free(g_array_index(c->events, struct event_count, i).name);
+	g_array_free(c->events, TRUE);
+	strmap_free(c->chains[0]);
+	strmap_free(c->chains[1]);
+	strmap_free(c->entries);
+	g_string_free(c->scratch, TRUE);
+	g_array_free(c->frames, TRUE);
+	g_hash_table_destroy(c->event_index);
+	g_string_free(c->evname, TRUE);
+	fold_table_free(c->table);
+	g_string_free(c->key, TRUE);
+	g_free(c->kept);
+	g_free(c);
+}
+
+struct fold_table *collapser_table(struct collapser *c)
+{
+	return c->table;
+}
+
+/* Counts a sample of event ev; returns whether it is the kept event. */
+static bool count_event(struct collapser *c, struct fk_str ev)
+{
+	struct event_count *e = NULL;
+	guint at;
+
+	if (c->last < c->events->len) {
+		e = &g_array_index(c->events, struct event_count, c->last);
+		/* nearly every sample has the event of the one before */
+		if (e->len != ev.len || memcmp(e->name, ev.s, ev.len) != 0)
+			e = NULL;
+	}
+	if (!e) {
+		g_string_truncate(c->evname, 0);
+		g_string_append_len(c->evname, ev.s, (gssize)ev.len);
+		at = GPOINTER_TO_UINT(g_hash_table_lookup(c->event_index, c->evname->str));
+		if (at) {
+			c->last = at - 1;
+		} else if (c->events->len >= MAX_EVENTS && c->kept &&
+			   strcmp(c->evname->str, c->kept) != 0) {
+			c->untracked++;
+			return false;
+		} else {
+			struct event_count ne = { g_strndup(ev.s, ev.len), ev.len, 0, false };
+			if (!c->kept)
+				c->kept = g_strdup(ne.name);
+			ne.kept = strcmp(ne.name, c->kept) == 0;
+			g_array_append_val(c->events, ne);
+			c->last = c->events->len - 1;
+			/* keys point into events' names, which never move */
+			g_hash_table_insert(c->event_index, ne.name,
+					    GUINT_TO_POINTER(c->events->len));
+		}
+		e = &g_array_index(c->events, struct event_count, c->last);
+	}
+	e->samples++;
+	return e->kept;
+}
+
+static void append_process(struct collapser *c, const struct perf_sample *s,
+			   GString *k)
+{
+	size_t from = k->len;
+
+	g_string_append_len(k, s->comm.s, (gssize)s->comm.len);
+	if (c->o.include_pid || c->o.include_tid) {
+		g_string_append_c(k, '-');
+		if (s->pid.len)
+			g_string_append_len(k, s->pid.s, (gssize)s->pid.len);
+		else
+			g_string_append_c(k, '?');
+		if (c->o.include_tid) {
+			g_string_append_c(k, '/');
+			g_string_append_len(k, s->tid.s, (gssize)s->tid.len);
+		}
+	}
+	/*
+	 * A comm is any bytes a thread named itself (the perf plugin gets
+	 * it unfiltered): a line break would split the folded line, and a
+	 * leading '#' would make it a comment, so either would lose the
+	 * samples, and a tab is a blank a reader trims (found by fuzz/plugin.c).
+	 */
+	for (size_t i = from; i < k->len; i++)
+		if ((k->str[i] && strchr(" \t\n\r", k->str[i])) ||
+		    (i == 0 && k->str[i] == '#'))
+			k->str[i] = '_';
+}
+
+/* Appends ";NAME" for each frame, root first. */
+static void append_frames(struct collapser *c, const struct perf_frame *frames,
+			  size_t n, bool java, GString *key)
+{
+	const struct perf_frame *expanded = NULL;	/* by the inliner */
+
+	for (size_t i = n; i-- > 0;) {
+		const struct perf_frame *f = &frames[i];
+		/*
+		 * perf's "(inlined)" frames sit leafward of their real frame
+		 * with its address; once the inliner has expanded that frame
+		 * they would only repeat its names.
+		 */
+		if (f->inlined && expanded && expanded->pc.len == f->pc.len &&
+		    memcmp(expanded->pc.s, f->pc.s, f->pc.len) == 0)
+			continue;
+		if (!f->inlined)
+			expanded = NULL;
+		g_string_append_c(key, ';');
+		if (c->o.inliner && c->o.inliner->resolve &&
+		    c->o.inliner->resolve(c->o.inliner->self, f, c->o.inliner->context, key)) {
+			expanded = f;
+			continue;
+		}
+		frame_name_append(key, &c->o.names, f, java);
+	}
+}
+
+void collapser_stack_key(struct collapser *c, const struct perf_sample *s,
+			 GString *key)
+{
+	/* stackcollapse-perf.pl tidies Java names only for a process "java" */
+	bool java = s->comm.len == 4 && memcmp(s->comm.s, "java", 4) == 0;
+	GString *saved = c->key;
+	size_t from;
+
+	c->key = key;
+	g_string_truncate(key, 0);
+	if (s->comm.len)
+		append_process(c, s, key);
+	from = key->len;
+	if (s->frames || (!s->raw.len && !s->inline_frame.len)) {
+		append_frames(c, s->frames, s->nframes, java, key);
+	} else {
+		struct strmap *cache = c->chains[java];
+		uint64_t h = fk_hash_bytes(s->raw.s, s->raw.len);
+		struct fk_str names;
+
+		if (!s->inline_frame.len &&
+		    strmap_get_hashed(cache, h, s->raw.s, s->raw.len, &names)) {
+			g_string_append_len(key, names.s, (gssize)names.len);
+		} else {
+			size_t bad = perf_script_parse_frames(s, c->o.srcline,
+							      c->frames, c->o.skips);
+			append_frames(c, (struct perf_frame *)(void *)c->frames->data,
+				      c->frames->len, java, key);
+			/* a chain with unreadable lines is parsed every time,
+			 * so that each occurrence is counted */
+			if (!bad && !s->inline_frame.len)
+				strmap_put_hashed(cache, h, s->raw.s, s->raw.len,
+						  key->str + from, key->len - from);
+		}
+	}
+	/* without a process name the root frame needs no separator */
+	if (from == 0 && key->len)
+		g_string_erase(key, 0, 1);
+	c->key = saved;
+}
+
+/*
+ * A sample without a process name whose frames name nothing (no call
+ * chain, or only comment lines) has no stack to count it under: it is
+ * reported, not folded in as an empty stack (which no reader accepts).
+ */
+static void skip_empty(struct collapser *c, const struct perf_sample *s)
+{
+	if (c->o.skips)
+		skip_log_add(c->o.skips, s->file, s->lineno,
+			     "sample with neither a process name nor frames");
+}
+
+void collapser_add(struct collapser *c, const struct perf_sample *s)
+{
+	fk_count n;
+	struct fold_entry *e;
+
+	if (s->event.len && !count_event(c, s->event))
+		return;
+	n = fk_count_from_u64(s->has_period ? s->period : 1);
+	/*
+	 * The fast path: a chain already in the cache, for a process name
+	 * already seen with it, goes straight to its table entry.
+	 */
+	if (!s->frames && s->raw.len && !s->inline_frame.len) {
+		bool java = s->comm.len == 4 && memcmp(s->comm.s, "java", 4) == 0;
+		struct fk_str names, hit;
+
+		if (strmap_get(c->chains[java], s->raw.s, s->raw.len, &names)) {
+			GString *k = c->scratch;
+			g_string_truncate(k, 0);
+			g_string_append_len(k, (const char *)&names.s, sizeof(names.s));
+			append_process(c, s, k);
+			if (strmap_get(c->entries, k->str, k->len, &hit)) {
+				memcpy(&e, hit.s, sizeof(e));
+				fold_table_bump(c->table, e, n, 0);
+				return;
+			}
+			collapser_stack_key(c, s, c->key);
+			if (c->key->len == 0) {	/* found by fuzz/perfscript.c */
+				skip_empty(c, s);
+				return;
+			}
+			e = fold_table_add(c->table, c->key->str, c->key->len, n);
+			strmap_put(c->entries, k->str, k->len, &e, sizeof(e));
+			return;
+		}
+	}
+	collapser_stack_key(c, s, c->key);
+	if (c->key->len == 0) {
+		skip_empty(c, s);
+		return;
+	}
+	fold_table_add(c->table, c->key->str, c->key->len, n);
+}
+
+char *collapser_event_note(const struct collapser *c)
+{
+	GString *s;
+	bool any_dropped = false;
+	guint listed = 0, more = 0;
+	uint64_t more_samples = 0;
+
+	for (guint i = 0; i < c->events->len; i++)
+		if (strcmp(g_array_index(c->events, struct event_count, i).name, c->kept))
+			any_dropped = true;
+	more_samples = c->untracked;
+	if (!any_dropped)
+		return NULL;
+	s = g_string_new(NULL);
+	g_string_printf(s, "kept event '%s'", c->kept);
+	for (guint i = 0; i < c->events->len; i++) {
+		struct event_count *e = &g_array_index(c->events, struct event_count, i);
+		if (strcmp(e->name, c->kept) == 0)
+			g_string_append_printf(s, " (%" G_GUINT64_FORMAT " samples)", e->samples);
+	}
+	g_string_append(s, "; dropped");
+	for (guint i = 0; i < c->events->len; i++) {
+		struct event_count *e = &g_array_index(c->events, struct event_count, i);
+		if (strcmp(e->name, c->kept) == 0)
+			continue;
+		/* one short line on stderr, however many events the input names */
+		if (listed == NOTE_EVENTS) {
+			more++;
+			more_samples += e->samples;
+			continue;
+		}
+		g_string_append_printf(s, "%s '%s' (%" G_GUINT64_FORMAT " samples)",
+				       listed++ ? "," : "", e->name, e->samples);
+	}
+	if (more || c->untracked)
+		g_string_append_printf(s, " and %s%u more events (%" G_GUINT64_FORMAT
+				       " samples)", c->untracked ? "over " : "",
+				       more, more_samples);
+	if (!c->o.event_filter)
+		g_string_append(s, "; choose with --event-filter");
+	return g_string_free(s, FALSE);
+}

@@ -1,0 +1,81 @@
+/*
+ * collapse.h - perf samples to folded stacks: the aggregation both
+ * fp-collapse and the perf plugin use.
+ *
+ *	struct collapse_opts o = { .include_pid = true };
+ *	struct collapser *c = collapser_new(&o);
+ *	while (perf_script_reader_next(r, &sample, &err) > 0)
+ *		collapser_add(c, &sample);
+ *	fold_table_write(collapser_table(c), stdout, 1, &err);
+ *	collapser_free(c);
+ *
+ * A sample becomes "PROCESS;ROOT;...;LEAF" where PROCESS is the comm with
+ * blanks, line breaks and a leading '#' turned to '_' (plus "-PID" with
+ * include_pid, "-PID/TID" with include_tid; PID is "?" when perf printed
+ * only the thread id), and its weight is the period perf printed, or 1.
+ * Frames are named by framename.h.  A sample without comm starts directly
+ * with its root frame.
+ *
+ * Only one event is aggregated: event_filter, or else the first event seen
+ * (mixing, say, cycles and instructions gives a meaningless profile).
+ * collapser_event_note() describes what was kept and dropped.
+ */
+#ifndef FOLDKIT_COLLAPSE_H
+#define FOLDKIT_COLLAPSE_H
+
+#include "core/foldtable.h"
+#include "collapse/framename.h"
+#include "collapse/perfscript.h"
+
+#include <glib.h>
+#include <stdbool.h>
+
+/*
+ * An optional inline resolver (--inline): given a frame of an ELF DSO,
+ * appends its ';'-separated names, outermost first (and ":FILE:LINE" after
+ * each with context), and returns true; returns false to fall back to the
+ * frame's own symbol.
+ */
+struct inline_resolver {
+	bool (*resolve)(void *self, const struct perf_frame *f, bool context,
+			GString *out);
+	void *self;
+	bool context;
+};
+
+struct collapse_opts {
+	bool include_pid;
+	bool include_tid;
+	struct frame_name_opts names;
+	bool srcline;			/* raw frame text has source lines
+					   (perf_script_opts.srcline) */
+	const char *event_filter;	/* NULL: the first event seen */
+	struct skip_log *skips;		/* where unreadable frame lines are
+					   counted; may be NULL */
+	struct inline_resolver *inliner;	/* NULL unless --inline */
+};
+
+struct collapser;
+
+/* opts is copied; opts->event_filter and opts->inliner must outlive c. */
+struct collapser *collapser_new(const struct collapse_opts *opts);
+void collapser_free(struct collapser *c);
+
+/* Folds one sample into the table (or counts it as filtered out). */
+void collapser_add(struct collapser *c, const struct perf_sample *s);
+
+/* The table of folded stacks; owned by c. */
+struct fold_table *collapser_table(struct collapser *c);
+
+/*
+ * NULL when every sample had the kept event; otherwise a one-line note such
+ * as "kept event 'cycles' (120 samples); dropped 'instructions' (118
+ * samples), use --event-filter to choose".  Free with g_free().
+ */
+char *collapser_event_note(const struct collapser *c);
+
+/* The stack key of a sample, as collapser_add() would count it (tests). */
+void collapser_stack_key(struct collapser *c, const struct perf_sample *s,
+			 GString *key);
+
+#endif

@@ -1,0 +1,255 @@
+#include "collapse/framename.h"
+
+#include <string.h>
+
+static bool has(const char *s, size_t n, const char *needle)
+{
+	return g_strstr_len(s, (gssize)n, needle) != NULL;
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+bool frame_dso_is_kernel(const char *dso, size_t len)
+{
+	if (len == 0 || has(dso, len, "unknown"))
+		return false;
+	return dso[0] == '[' || (len >= 7 && memcmp(dso + len - 7, "vmlinux", 7) == 0);
+}
+
+/* Finds PREFIX DIGITS+ [ '-' DIGITS+ ] SUFFIX anywhere in s. */
+static bool has_numbered(const char *s, size_t n, const char *prefix,
+			 bool two_numbers, const char *suffix)
+{
+	size_t pl = strlen(prefix), sl = strlen(suffix);
+
+	for (const char *p = s; (p = g_strstr_len(p, (gssize)(s + n - p), prefix)); p++) {
+		const char *q = p + pl, *end = s + n;
+		const char *d = q;
+		while (q < end && is_digit(*q))
+			q++;
+		if (q == d)
+			continue;
+		if (two_numbers) {
+			if (q >= end || *q != '-')
+				continue;
+			d = ++q;
+			while (q < end && is_digit(*q))
+				q++;
+			if (q == d)
+				continue;
+		}
+		if ((size_t)(end - q) >= sl && memcmp(q, suffix, sl) == 0)
+			return true;
+	}
+	return false;
+}
+
+bool frame_dso_is_jit(const char *dso, size_t len)
+{
+	return has_numbered(dso, len, "/tmp/perf-", false, ".map") ||
+	       has_numbered(dso, len, "/jitted-", true, ".so");
+}
+
+/* "net/http.(*Client).Do": a ".(" with a ")." somewhere after it */
+static bool looks_like_go_method(const char *s, size_t n)
+{
+	const char *p = g_strstr_len(s, (gssize)n, ".(");
+
+	return p && g_strstr_len(p + 2, (gssize)(s + n - p - 2), ").") != NULL;
+}
+
+static const char ANON_NS[] = "(anonymous namespace)";
+
+static bool at_anon_ns(const char *s, size_t i, size_t n)
+{
+	return n - i >= sizeof(ANON_NS) - 1 &&
+	       memcmp(s + i, ANON_NS, sizeof(ANON_NS) - 1) == 0;
+}
+
+/* Length of the operator token after "operator" at s[i], e.g. "()", "<<=". */
+static size_t operator_token(const char *s, size_t i, size_t n)
+{
+	static const char *const ops[] = {
+		"()", "[]", "->*", "->", "<<=", ">>=", "<=>", "<<", ">>", "<=",
+		">=", "<", ">", "==", "!=", "&&", "||", "++", "--", "+=", "-=",
+		"*=", "/=", "%=", "&=", "|=", "^=", "+", "-", "*", "/", "%",
+		"&", "|", "^", "~", "!", "=", ",",
+	};
+	while (i < n && s[i] == ' ')
+		i++;
+	for (size_t k = 0; k < G_N_ELEMENTS(ops); k++) {
+		size_t l = strlen(ops[k]);
+		if (n - i >= l && memcmp(s + i, ops[k], l) == 0)
+			return l;
+	}
+	return 0;
+}
+
+static bool word_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '_';
+}
+
+size_t frame_name_cut_args(char *s, size_t n)
+{
+	int depth = 0;
+	size_t first_paren = SIZE_MAX;
+
+	if (looks_like_go_method(s, n))
+		return n;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+
+		if (c == '(' && at_anon_ns(s, i, n)) {
+			i += sizeof(ANON_NS) - 2;
+			continue;
+		}
+		if (c == '(' && first_paren == SIZE_MAX)
+			first_paren = i;
+		if (c == 'o' && n - i > 8 && memcmp(s + i, "operator", 8) == 0 &&
+		    (i == 0 || !word_char(s[i - 1])) && !word_char(s[i + 8])) {
+			i += 7 + operator_token(s, i + 8, n);
+			continue;
+		}
+		if (c == '<' || c == '{' || c == '[')
+			depth++;
+		else if ((c == '>' || c == '}' || c == ']') && depth > 0)
+			depth--;
+		else if (c == '(' && depth == 0)
+			return i;
+	}
+	/*
+	 * Unbalanced brackets: nesting cannot be trusted, so cut at the first
+	 * parenthesis, as stackcollapse-perf.pl does.
+	 */
+	return depth != 0 && first_paren != SIZE_MAX ? first_paren : n;
+}
+
+static void tidy(GString *out, size_t from, bool java)
+{
+	char *s = out->str + from;
+	size_t n = out->len - from, j = 0;
+
+	/* a line break (a symbol or DSO path from perf.data can hold one)
+	 * would split the folded line: found by fuzz/plugin.c */
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == ';')
+			s[i] = ':';
+		else if (s[i] == '\n')
+			s[i] = '_';
+	n = frame_name_cut_args(s, n);
+	for (size_t i = 0; i < n; i++)
+		if (s[i] != '"' && s[i] != '\'')
+			s[j++] = s[i];
+	n = j;
+	if (java && n && s[0] == 'L' && memchr(s, '/', n)) {
+		memmove(s, s + 1, n - 1);
+		n--;
+	}
+	g_string_truncate(out, from + n);
+}
+
+/* Appends "file.c:12" from a srcline line: "[..]" groups removed, trimmed. */
+static void append_srcline(GString *out, struct fk_str src)
+{
+	size_t mark = out->len, i = 0;
+
+	g_string_append_c(out, ':');
+	while (i < src.len) {
+		if (src.s[i] == '[') {
+			const char *close = memchr(src.s + i, ']', src.len - i);
+			if (close) {
+				i = (size_t)(close - src.s) + 1;
+				continue;
+			}
+		}
+		g_string_append_c(out, src.s[i++]);
+	}
+	/* trim what the [..] removal left at either end */
+	while (out->len > mark + 1 && g_ascii_isspace(out->str[out->len - 1]))
+		g_string_truncate(out, out->len - 1);
+	{
+		size_t k = mark + 1;
+		while (k < out->len && g_ascii_isspace(out->str[k]))
+			k++;
+		g_string_erase(out, (gssize)(mark + 1), (gssize)(k - mark - 1));
+	}
+	if (out->len == mark + 1)
+		g_string_truncate(out, mark);
+}
+
+static void append_part(GString *out, const struct frame_name_opts *o,
+			const struct perf_frame *f, const char *p, size_t n,
+			bool inlined, bool java)
+{
+	size_t from = out->len;
+
+	if (n == 9 && memcmp(p, "[unknown]", 9) == 0) {
+		g_string_append_c(out, '[');
+		if (f->dso.len == 9 && memcmp(f->dso.s, "[unknown]", 9) == 0) {
+			g_string_append(out, "unknown");
+		} else {
+			const char *slash = memrchr(f->dso.s, '/', f->dso.len);
+			const char *b = slash ? slash + 1 : f->dso.s;
+			g_string_append_len(out, b, (gssize)(f->dso.s + f->dso.len - b));
+		}
+		if (o->include_addrs) {
+			g_string_append(out, " <");
+			g_string_append_len(out, f->pc.s, (gssize)f->pc.len);
+			g_string_append_c(out, '>');
+		}
+		g_string_append_c(out, ']');
+	} else {
+		g_string_append_len(out, p, (gssize)n);
+	}
+	tidy(out, from, java);
+	if (inlined)
+		g_string_append(out, "_[i]");
+	else if (o->annotate_kernel && frame_dso_is_kernel(f->dso.s, f->dso.len))
+		g_string_append(out, "_[k]");
+	else if (o->annotate_jit && frame_dso_is_jit(f->dso.s, f->dso.len))
+		g_string_append(out, "_[j]");
+	if (f->srcline.len)
+		append_srcline(out, f->srcline);
+}
+
+/* Length of sym without a final "+0x<lowercase hex>" offset. */
+static size_t strip_offset(const char *s, size_t n)
+{
+	size_t i = n;
+
+	while (i > 0 && (is_digit(s[i - 1]) || (s[i - 1] >= 'a' && s[i - 1] <= 'f')))
+		i--;
+	if (i < n && i >= 3 && memcmp(s + i - 3, "+0x", 3) == 0)
+		return i - 3;
+	return n;
+}
+
+void frame_name_append(GString *out, const struct frame_name_opts *o,
+		       const struct perf_frame *f, bool java)
+{
+	const char *s = f->sym.s, *end = s + strip_offset(s, f->sym.len);
+	bool first = true;
+
+	for (;;) {
+		const char *arrow = s;
+		const char *stop;
+
+		/* "a->b" is an inline chain; "operator->" is one name */
+		while ((arrow = g_strstr_len(arrow, (gssize)(end - arrow), "->")) &&
+		       arrow - f->sym.s >= 8 && memcmp(arrow - 8, "operator", 8) == 0)
+			arrow += 2;
+		stop = arrow ? arrow : end;
+
+		if (!first)
+			g_string_append_c(out, ';');
+		append_part(out, o, f, s, (size_t)(stop - s), !first || f->inlined, java);
+		if (!arrow)
+			break;
+		s = arrow + 2;
+		first = false;
+	}
+}

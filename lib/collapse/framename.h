@@ -1,0 +1,63 @@
+/*
+ * framename.h - how a perf frame becomes a folded-stack frame name.  The one
+ * set of naming rules shared by fp-collapse (perf script text) and the perf
+ * plugin (perf's own resolved symbols), so their outputs cannot drift apart.
+ *
+ *	struct frame_name_opts o = { .annotate_kernel = true };
+ *	GString *out = g_string_new(NULL);
+ *	frame_name_append(out, &o, &frame, false);
+ *	// "do_syscall_64_[k]" for do_syscall_64+0x71 ([kernel.kallsyms])
+ *
+ * The rules are stackcollapse-perf.pl's, applied in its order:
+ *  1. a "+0x1f" offset is removed; "a->b" (an inline chain) gives one name
+ *     per part, every part after the first annotated "_[i]";
+ *  2. "[unknown]" becomes "[DSO-BASENAME]" (or "[unknown]"), with
+ *     include_addrs "[DSO-BASENAME <ADDR>]";
+ *  3. ';' becomes ':'; an argument list is removed (not for Go method names
+ *     such as "net/http.(*Client).Do"); quotes are deleted;
+ *  4. for a process named exactly "java", "Lpkg/Class;" loses its 'L';
+ *  5. annotations: "_[k]" for kernel DSOs ("[...]" or "...vmlinux"),
+ *     "_[j]" for JIT maps (/tmp/perf-PID.map, jitted-PID-N.so), "_[i]"
+ *     for inlined frames;
+ *  6. a source line (perf script -F+srcline) is appended as ":FILE:LINE".
+ *
+ * Where the Perl script mangles names, these rules do better (see
+ * docs/fp-collapse.1, COMPATIBILITY): the argument list is cut only at the
+ * top nesting level, so "std::function<void (int)>::operator()" and
+ * "{lambda(int)#1}" survive, and frames starting with '(' such as
+ * "(anonymous namespace)::run" are kept rather than dropped.
+ */
+#ifndef FOLDKIT_FRAMENAME_H
+#define FOLDKIT_FRAMENAME_H
+
+#include "collapse/perfscript.h"
+
+#include <glib.h>
+#include <stdbool.h>
+
+struct frame_name_opts {
+	bool annotate_kernel;	/* --kernel: "_[k]" */
+	bool annotate_jit;	/* --jit: "_[j]" */
+	bool include_addrs;	/* --addrs: "[dso <addr>]" for unknown symbols */
+};
+
+/*
+ * Appends the frame's name (or names, ';'-separated, for an inline chain)
+ * to out.  java is true when the process name is exactly "java".
+ */
+void frame_name_append(GString *out, const struct frame_name_opts *o,
+		       const struct perf_frame *f, bool java);
+
+/*
+ * Removes a C++/C argument list from name[0..len) in place, the way rule 3
+ * does, and returns the new length.  Exposed for tests.
+ */
+size_t frame_name_cut_args(char *name, size_t len);
+
+/* True for DSOs that get "_[k]": "[kernel.kallsyms]", ".../vmlinux". */
+bool frame_dso_is_kernel(const char *dso, size_t len);
+
+/* True for JIT symbol maps: "/tmp/perf-123.map", "jitted-123-4.so". */
+bool frame_dso_is_jit(const char *dso, size_t len);
+
+#endif

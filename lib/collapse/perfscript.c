@@ -1,0 +1,752 @@
+#include "collapse/perfscript.h"
+
+#include "core/error.h"
+#include "core/linereader.h"
+
+#include <string.h>
+
+/*
+ * The reader only finds where samples begin and end: a sample's header line
+ * is copied (into hdr) and parsed, and the lines after it are left in the
+ * line reader's buffer, pinned, and handed over as one block (raw).  Frames
+ * are parsed only on demand (perf_script_parse_frames()), because most call
+ * chains repeat and the collapser caches their names by raw text; so the
+ * per-line work here is finding the line's end and looking at its first
+ * byte.
+ */
+struct perf_script_reader {
+	struct line_reader *lr;
+	const struct perf_script_opts *opts;
+	struct skip_log *skips;
+	GString *hdr;		/* the header line; h points into it */
+	size_t raw_len;		/* bytes of the block after the header */
+	struct fk_str inline_frame;	/* a frame on the header line, in hdr */
+	bool header_frame;	/* inline_frame is set and no call chain has
+				   followed (yet): the sample may be complete */
+	struct perf_sample h;
+	uint64_t header_line;
+	bool in_sample;		/* a header was read; frames may follow */
+	bool lost_sample;	/* the header was unreadable: skip to blank */
+	bool done;
+	bool pending;		/* line holds a header seen before its blank */
+	struct line pending_line;
+};
+
+static inline bool is_space(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static inline bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static inline bool is_word(char c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       c == '_';
+}
+
+static bool all_digits(const char *s, size_t n)
+{
+	if (!n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!is_digit(s[i]))
+			return false;
+	return true;
+}
+
+static bool int_shaped(const char *s, size_t n)
+{
+	if (n && s[0] == '-')
+		s++, n--;
+	return all_digits(s, n);
+}
+
+/* "1234", "12/34", "-1/-1" */
+static bool pid_shaped(const char *s, size_t n)
+{
+	const char *slash = memchr(s, '/', n);
+
+	if (!slash)
+		return int_shaped(s, n);
+	return int_shaped(s, (size_t)(slash - s)) &&
+	       int_shaped(slash + 1, n - (size_t)(slash - s) - 1);
+}
+
+/* "[001]" */
+static bool cpu_shaped(const char *s, size_t n)
+{
+	return n >= 3 && s[0] == '[' && s[n - 1] == ']' && all_digits(s + 1, n - 2);
+}
+
+/* "81.899266:" */
+static bool time_shaped(const char *s, size_t n)
+{
+	const char *dot;
+
+	if (n < 4 || s[n - 1] != ':')
+		return false;
+	dot = memchr(s, '.', n);
+	return dot && all_digits(s, (size_t)(dot - s)) &&
+	       all_digits(dot + 1, n - 1 - (size_t)(dot - s) - 1);
+}
+
+/* "cpu-clock:", "sched:sched_switch:": ends in ':' and is not a number */
+static bool event_shaped(const char *s, size_t n)
+{
+	if (n < 2 || s[n - 1] != ':')
+		return false;
+	for (size_t i = 0; i + 1 < n; i++)
+		if (!is_digit(s[i]) && s[i] != '.' && s[i] != ':')
+			return true;
+	return false;
+}
+
+#define MAX_TOKENS 24
+
+struct token {
+	const char *s;
+	size_t n;
+};
+
+static size_t tokenize(const char *line, size_t len, struct token *t)
+{
+	size_t n = 0, i = 0;
+
+	while (n < MAX_TOKENS) {
+		while (i < len && is_space(line[i]))
+			i++;
+		if (i == len)
+			break;
+		t[n].s = line + i;
+		while (i < len && !is_space(line[i]))
+			i++;
+		t[n].n = (size_t)(line + i - t[n].s);
+		n++;
+	}
+	return n;
+}
+
+static const char *parse_header_general(const char *line, size_t len,
+					struct perf_sample *s, struct fk_str *rest);
+static bool frame_shaped(const char *line, size_t len);
+
+static const char NOT_A_HEADER[] = "sample with unrecognised header";
+
+/*
+ * A token just before the event that starts like a number is the period
+ * column: a period that is not a u64 makes the sample unreadable rather
+ * than silently weighted 1.  Returns NULL and sets *v, or the reason.
+ */
+static const char *parse_period(const char *s, size_t n, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	if (n && s[0] == '-')
+		return "sample with a negative period";
+	if (!all_digits(s, n))
+		return "sample period is not a number";
+	for (size_t i = 0; i < n; i++) {
+		unsigned d = (unsigned)(s[i] - '0');
+		if (x > (UINT64_MAX - d) / 10)
+			return "sample period above 2^64-1";
+		x = x * 10 + d;
+	}
+	*v = x;
+	return NULL;
+}
+
+static bool period_shaped(const char *s, size_t n)
+{
+	return n && (is_digit(s[0]) || (n > 1 && (s[0] == '-' || s[0] == '+') &&
+					 is_digit(s[1])));
+}
+
+/* Extends [*b, *e) over the token that ends just before position e. */
+static bool token_before(const char *line, size_t at, size_t *b, size_t *e)
+{
+	size_t i = at;
+
+	while (i > 0 && is_space(line[i - 1]))
+		i--;
+	*e = i;
+	while (i > 0 && !is_space(line[i - 1]))
+		i--;
+	*b = i;
+	return *e > *b;
+}
+
+/*
+ * The layout perf script prints by default and with the usual -F lists:
+ * "COMM PID/TID [CPU] TIME: PERIOD EVENT: ...", with [CPU], PID/ and PERIOD
+ * optional.  Found from the time column, which is easy to spot; anything
+ * else goes to the general parser.
+ */
+static const char *parse_header_fast(const char *line, size_t len,
+				     struct perf_sample *s, struct fk_str *rest)
+{
+	const char *colon = memchr(line, ':', len);
+	size_t t_end, t_beg, b, e, i, j;
+	const char *slash;
+
+	/* the time: DIGITS.DIGITS followed by ':' and a blank */
+	if (!colon || (size_t)(colon - line) + 1 >= len || !is_space(colon[1]))
+		return NOT_A_HEADER;
+	t_end = (size_t)(colon - line);
+	if (!token_before(line, t_end, &t_beg, &b) || b != t_end ||
+	    !time_shaped(line + t_beg, t_end - t_beg + 1))
+		return NOT_A_HEADER;
+	/* an optional [CPU], then PID/TID or TID, then the comm */
+	if (!token_before(line, t_beg, &b, &e))
+		return NOT_A_HEADER;
+	if (cpu_shaped(line + b, e - b) && !token_before(line, b, &b, &e))
+		return NOT_A_HEADER;
+	if (!pid_shaped(line + b, e - b) || b == 0)
+		return NOT_A_HEADER;
+	memset(s, 0, sizeof(*s));
+	s->period = 1;
+	i = b;
+	while (i > 0 && is_space(line[i - 1]))
+		i--;
+	j = 0;
+	while (j < i && is_space(line[j]))
+		j++;
+	s->comm.s = line + j;
+	s->comm.len = i - j;
+	slash = memchr(line + b, '/', e - b);
+	if (slash) {
+		s->pid.s = line + b;
+		s->pid.len = (size_t)(slash - line) - b;
+		s->tid.s = slash + 1;
+		s->tid.len = e - b - s->pid.len - 1;
+	} else {
+		s->tid.s = line + b;
+		s->tid.len = e - b;
+	}
+	/* after the time: an optional PERIOD, then EVENT: */
+	i = t_end + 1;
+	while (i < len && is_space(line[i]))
+		i++;
+	j = i;
+	while (j < len && !is_space(line[j]))
+		j++;
+	if (j < len && period_shaped(line + i, j - i)) {
+		size_t k = j;
+		while (k < len && is_space(line[k]))
+			k++;
+		b = k;
+		while (k < len && !is_space(line[k]))
+			k++;
+		if (event_shaped(line + b, k - b)) {
+			const char *why = parse_period(line + i, j - i, &s->period);
+			if (why)
+				return why;
+			s->has_period = true;
+			i = b;
+		}
+	}
+	j = i;
+	while (j < len && !is_space(line[j]))
+		j++;
+	if (event_shaped(line + i, j - i)) {
+		s->event.s = line + i;
+		s->event.len = j - i - 1;
+		i = j;
+	}
+	while (i < len && is_space(line[i]))
+		i++;
+	e = len;
+	while (e > i && is_space(line[e - 1]))
+		e--;
+	rest->s = line + i;
+	rest->len = e - i;
+	return NULL;
+}
+
+/* perf_script_parse_header(), saying why a line is not a usable header. */
+static const char *parse_header(const char *line, size_t len,
+				struct perf_sample *s, struct fk_str *rest)
+{
+	const char *why = parse_header_fast(line, len, s, rest);
+
+	if (why != NOT_A_HEADER)
+		return why;
+	return parse_header_general(line, len, s, rest);
+}
+
+bool perf_script_parse_header(const char *line, size_t len,
+			      struct perf_sample *s, struct fk_str *rest)
+{
+	return parse_header(line, len, s, rest) == NULL;
+}
+
+static const char *parse_header_general(const char *line, size_t len,
+					struct perf_sample *s, struct fk_str *rest)
+{
+	struct token t[MAX_TOKENS];
+	size_t n = tokenize(line, len, t), i, j, pid_at = SIZE_MAX;
+	const char *slash, *end;
+
+	/* The pid/tid column is anchored by the [cpu] or time column after it. */
+	for (i = 0; i + 1 < n; i++)
+		if (pid_shaped(t[i].s, t[i].n) &&
+		    (cpu_shaped(t[i + 1].s, t[i + 1].n) ||
+		     time_shaped(t[i + 1].s, t[i + 1].n))) {
+			pid_at = i;
+			break;
+		}
+	/* Without either, it is the last number before the event. */
+	if (pid_at == SIZE_MAX) {
+		for (j = 1; j < n && !event_shaped(t[j].s, t[j].n); j++)
+			;
+		if (j >= n)
+			return NOT_A_HEADER;
+		for (i = j; i-- > 0;)
+			if (pid_shaped(t[i].s, t[i].n)) {
+				pid_at = i;
+				break;
+			}
+		if (pid_at == SIZE_MAX)
+			return NOT_A_HEADER;
+	}
+
+	memset(s, 0, sizeof(*s));
+	s->period = 1;
+	if (pid_at > 0) {
+		s->comm.s = t[0].s;
+		s->comm.len = (size_t)(t[pid_at - 1].s + t[pid_at - 1].n - t[0].s);
+	}
+	slash = memchr(t[pid_at].s, '/', t[pid_at].n);
+	if (slash) {
+		s->pid.s = t[pid_at].s;
+		s->pid.len = (size_t)(slash - t[pid_at].s);
+		s->tid.s = slash + 1;
+		s->tid.len = t[pid_at].n - s->pid.len - 1;
+	} else {
+		s->tid.s = t[pid_at].s;
+		s->tid.len = t[pid_at].n;
+	}
+	j = pid_at + 1;
+	if (j < n && cpu_shaped(t[j].s, t[j].n))
+		j++;
+	if (j < n && time_shaped(t[j].s, t[j].n))
+		j++;
+	if (j + 1 < n && period_shaped(t[j].s, t[j].n) &&
+	    event_shaped(t[j + 1].s, t[j + 1].n)) {
+		const char *why = parse_period(t[j].s, t[j].n, &s->period);
+		if (why)
+			return why;
+		s->has_period = true;
+		j++;
+	}
+	if (j < n && event_shaped(t[j].s, t[j].n)) {
+		s->event.s = t[j].s;
+		s->event.len = t[j].n - 1;
+		j++;
+	}
+	end = line + len;
+	rest->s = j < n ? t[j].s : end;
+	while (end > rest->s && is_space(end[-1]))
+		end--;
+	rest->len = (size_t)(end - rest->s);
+	return NULL;
+}
+
+/* Finds the '(' matching the ')' at s[close]; -1 if none. */
+static ptrdiff_t match_open(const char *s, size_t close, size_t floor)
+{
+	int depth = 0;
+
+	for (size_t i = close + 1; i-- > floor;) {
+		if (s[i] == ')')
+			depth++;
+		else if (s[i] == '(' && --depth == 0)
+			return (ptrdiff_t)i;
+	}
+	return -1;
+}
+
+/* Splits "SYMBOL (DSO)" at its last parenthesised group; false if none. */
+static bool split_dso(const char *line, size_t from, size_t end,
+		      struct perf_frame *f)
+{
+	ptrdiff_t open;
+
+	if (end <= from || line[end - 1] != ')')
+		return false;
+	open = match_open(line, end - 1, from);
+	/* an unbalanced DSO name: fall back to the last " (" */
+	if (open < 0 || (size_t)open == from || !is_space(line[open - 1])) {
+		open = -1;
+		for (size_t i = end - 1; i > from; i--)
+			if (line[i] == '(' && is_space(line[i - 1])) {
+				open = (ptrdiff_t)i;
+				break;
+			}
+		if (open < 0)
+			return false;
+	}
+	f->dso.s = line + open + 1;
+	f->dso.len = end - 1 - (size_t)open - 1;
+	f->sym.s = line + from;
+	f->sym.len = (size_t)open - 1 - from;
+	return true;
+}
+
+/*
+ * A frame line starts with blanks and an address: returns the offset of the
+ * blank after the address (setting *pc0 to where the address starts), or 0
+ * when the line does not start that way.
+ */
+static size_t address_end(const char *line, size_t len, size_t *pc0)
+{
+	size_t i = 0;
+
+	while (i < len && is_space(line[i]))
+		i++;
+	*pc0 = i;
+	while (i < len && is_word(line[i]))
+		i++;
+	return i == *pc0 || i == len || !is_space(line[i]) ? 0 : i;
+}
+
+bool perf_script_parse_frame(const char *line, size_t len,
+			     struct perf_frame *f)
+{
+	size_t pc0, end = len, i = address_end(line, len, &pc0);
+
+	if (!i)
+		return false;
+	memset(f, 0, sizeof(*f));
+	f->pc.s = line + pc0;
+	f->pc.len = i - pc0;
+	while (i < len && is_space(line[i]))
+		i++;
+	while (end > i && is_space(line[end - 1]))
+		end--;
+	/*
+	 * The symbol runs from the first non-blank after the address to the
+	 * blank before "(DSO)"; with no symbol at all stackcollapse-perf.pl
+	 * names the frame " ", and so do we.
+	 */
+	if (end > i && line[i] == '(' && match_open(line, end - 1, i) == (ptrdiff_t)i) {
+		f->sym.s = " ";
+		f->sym.len = 1;
+		f->dso.s = line + i + 1;
+		f->dso.len = end - i - 2;
+		return true;
+	}
+	if (!split_dso(line, i, end, f))
+		return false;
+	if (f->dso.len == 7 && memcmp(f->dso.s, "inlined", 7) == 0) {
+		struct perf_frame inner = *f;
+		f->inlined = true;
+		/* "SYM (DSO) (inlined)" or "SYM (inlined)" */
+		if (split_dso(line, i, (size_t)(f->sym.s + f->sym.len - line), &inner)) {
+			f->sym = inner.sym;
+			f->dso = inner.dso;
+		} else {
+			f->dso.len = 0;
+		}
+	}
+	if (f->sym.len == 0) {
+		f->sym.s = " ";
+		f->sym.len = 1;
+	}
+	return true;
+}
+
+struct perf_script_reader *perf_script_reader_open(const char *path,
+	const struct perf_script_opts *opts, struct skip_log *skips,
+	GError **err)
+{
+	struct line_reader *lr = line_reader_open(path, err);
+	struct perf_script_reader *r;
+
+	if (!lr)
+		return NULL;
+	r = g_new0(struct perf_script_reader, 1);
+	r->lr = lr;
+	r->opts = opts;
+	r->skips = skips;
+	r->hdr = g_string_sized_new(256);
+	return r;
+}
+
+void perf_script_reader_free(struct perf_script_reader *r)
+{
+	if (!r)
+		return;
+	line_reader_free(r->lr);
+	g_string_free(r->hdr, TRUE);
+	g_free(r);
+}
+
+uint64_t perf_script_reader_bytes(const struct perf_script_reader *r)
+{
+	return line_reader_bytes(r->lr);
+}
+
+static bool is_unknown(struct fk_str s)
+{
+	return s.len == 9 && memcmp(s.s, "[unknown]", 9) == 0;
+}
+
+size_t perf_script_parse_frames(const struct perf_sample *s, bool srcline,
+				GArray *frames, struct skip_log *skips)
+{
+	const char *p = s->raw.s, *end = s->raw.s + s->raw.len;
+	bool want_srcline = false;
+	uint64_t lineno = s->lineno;
+	size_t bad = 0;
+	struct perf_frame f;
+
+	g_array_set_size(frames, 0);
+	/* a frame printed on the header line (-F without a call chain) */
+	if (s->inline_frame.len && perf_script_parse_frame(s->inline_frame.s,
+			s->inline_frame.len, &f))
+		g_array_append_val(frames, f);
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		const char *next = p + len + 1;
+
+		size_t blanks = 0;
+
+		lineno++;
+		if (len && p[len - 1] == '\r')
+			len--;
+		while (blanks < len && is_space(p[blanks]))
+			blanks++;
+		if (p[0] == '#') {
+			/* a comment, as anywhere in perf script output */
+		} else if (blanks == len && !want_srcline) {
+			/*
+			 * a line of blanks: it ends a sample, but the reader's
+			 * bulk skip of indented lines may pass over it when a
+			 * header follows, so it is not a bad frame line
+			 */
+		} else if (want_srcline) {
+			struct perf_frame *last = &g_array_index(frames,
+				struct perf_frame, frames->len - 1);
+			size_t i = 0;
+			while (i < len && is_space(p[i]))
+				i++;
+			last->srcline.s = p + i;
+			last->srcline.len = len - i;
+			want_srcline = false;
+		} else if (perf_script_parse_frame(p, len, &f)) {
+			g_array_append_val(frames, f);
+			/* stackcollapse-perf.pl reads no source line after an
+			 * unknown symbol in an unknown DSO */
+			want_srcline = srcline && !(is_unknown(f.sym) && is_unknown(f.dso));
+		} else {
+			bad++;
+			if (skips)
+				skip_log_add(skips, s->file, lineno, "unrecognised line");
+		}
+		p = next;
+	}
+	return bad;
+}
+
+static void skip(struct perf_script_reader *r, uint64_t line, const char *why)
+{
+	if (r->skips)
+		skip_log_add(r->skips, line_reader_name(r->lr), line, why);
+}
+
+/*
+ * Whether perf_script_parse_frame() will accept the line: an address, a
+ * blank, and a final parenthesised group opened after a blank.  Cheaper
+ * than parsing.
+ */
+static bool frame_shaped(const char *line, size_t len)
+{
+	const char *open;
+	size_t i, pc0;
+
+	while (len && is_space(line[len - 1]))
+		len--;
+	if (!len || line[len - 1] != ')' || !(i = address_end(line, len, &pc0)))
+		return false;
+	/* usually the last '(' opens the DSO; else look further back */
+	open = memrchr(line + i, '(', len - i);
+	if (open && is_space(open[-1]))
+		return true;
+	for (size_t k = len - 1; k > i; k--)
+		if (line[k] == '(' && is_space(line[k - 1]))
+			return true;
+	return false;
+}
+
+static void begin_sample(struct perf_script_reader *r, const struct line *line)
+{
+	struct fk_str rest;
+	const char *why;
+
+	g_string_truncate(r->hdr, 0);
+	g_string_append_len(r->hdr, line->s, (gssize)line->len);
+	r->header_line = line->no;
+	r->raw_len = 0;
+	r->inline_frame.len = 0;
+	if ((why = parse_header(r->hdr->str, r->hdr->len, &r->h, &rest))) {
+		r->in_sample = false;
+		r->lost_sample = true;
+		skip(r, line->no, why);
+		return;
+	}
+	r->in_sample = true;
+	r->lost_sample = false;
+	/*
+	 * Without a call chain perf prints the sample's frame on this line
+	 * and no blank line after it: the next line may be the next sample.
+	 */
+	r->header_frame = rest.len && frame_shaped(rest.s, rest.len);
+	r->inline_frame = rest;
+	/*
+	 * The block starts after the header line's end: the line reader's
+	 * cursor, as nothing has been read since this line (line->len leaves
+	 * out the '\r' of a CRLF end, so it cannot say where that is).
+	 */
+	line_reader_pin(r->lr, line_reader_cursor(r->lr));
+}
+
+static void finish_sample(struct perf_script_reader *r, struct perf_sample *s)
+{
+	*s = r->h;
+	s->frames = NULL;
+	s->nframes = 0;
+	s->raw.s = line_reader_pinned(r->lr);
+	s->raw.len = r->raw_len;
+	s->inline_frame = r->inline_frame;
+	s->file = line_reader_name(r->lr);
+	s->lineno = r->header_line;
+	r->in_sample = false;
+}
+
+/*
+ * The sample's raw text up to and including the line just read.  The line
+ * reader's cursor is past the line's '\n'; line.len is not a measure of it,
+ * as it leaves out the '\r' of a CRLF line end (found by fuzzing).
+ */
+static size_t raw_through_line(struct perf_script_reader *r)
+{
+	return (size_t)(line_reader_cursor(r->lr) - line_reader_pinned(r->lr));
+}
+
+int perf_script_reader_next(struct perf_script_reader *r,
+			    struct perf_sample *s, GError **err)
+{
+	struct perf_sample h;
+	struct fk_str rest;
+	struct line line;
+	int rc;
+
+	if (r->done)
+		return 0;
+	line_reader_unpin(r->lr);	/* the last sample has been used */
+	if (r->pending) {	/* the line is still valid: no read since */
+		r->pending = false;
+		begin_sample(r, &r->pending_line);
+	}
+	for (;;) {
+		char c;
+
+		/* the hot path: a sample's indented frame lines, in bulk */
+		if (r->in_sample && !r->header_frame) {
+			if (line_reader_skip_indented(r->lr))
+				r->raw_len = (size_t)(line_reader_cursor(r->lr) -
+						      line_reader_pinned(r->lr));
+		} else if (r->lost_sample) {
+			line_reader_skip_indented(r->lr);
+		}
+		if ((rc = line_reader_next(r->lr, &line, err)) <= 0)
+			break;
+		c = line.len ? line.s[0] : '\0';
+
+		if (!line.newline) {
+			fk_error_at(err, FK_ERROR_TRUNCATED, line_reader_name(r->lr),
+				    line.no, "input ends in the middle of a line: truncated?");
+			return -1;
+		}
+		if (r->in_sample && r->header_frame && line.len) {
+			struct perf_sample h2;
+			struct fk_str rest2;
+			/* a header with a bad period is still a header */
+			if (parse_header(line.s, line.len, &h2, &rest2) != NOT_A_HEADER) {
+				finish_sample(r, s);
+				r->pending = true;
+				r->pending_line = line;
+				return 1;
+			}
+			if (is_space(c) && frame_shaped(line.s, line.len)) {
+				/* a call chain: the header's text was not a frame */
+				r->header_frame = false;
+				r->inline_frame.len = 0;
+			}
+		}
+		/* the common case first: an indented frame line of a sample */
+		if (r->in_sample && is_space(c)) {
+			size_t i = 1;
+			while (i < line.len && is_space(line.s[i]))
+				i++;
+			if (i < line.len) {
+				r->raw_len = raw_through_line(r);
+				continue;
+			}
+		}
+		if (line.len == 0 || is_space(c)) {
+			size_t i = 0;
+			while (i < line.len && is_space(line.s[i]))
+				i++;
+			if (i == line.len) {	/* a blank line ends a sample */
+				r->lost_sample = false;
+				if (r->in_sample) {
+					finish_sample(r, s);
+					return 1;
+				}
+				continue;
+			}
+		}
+		if (c == '#') {
+			if (r->in_sample)
+				r->raw_len = raw_through_line(r);
+			continue;
+		}
+		if (r->lost_sample)
+			continue;
+		if (!r->in_sample) {
+			begin_sample(r, &line);
+			continue;
+		}
+		/*
+		 * A line flush left inside a sample: a new header without a
+		 * blank line before it (samples without call chains), or a
+		 * frame as old perf versions printed them.
+		 */
+		if (!(r->opts && r->opts->srcline) &&
+		    parse_header(line.s, line.len, &h, &rest) != NOT_A_HEADER) {
+			finish_sample(r, s);
+			r->pending = true;
+			r->pending_line = line;
+			return 1;
+		}
+		r->raw_len = raw_through_line(r);
+	}
+	if (rc < 0)
+		return rc;
+	r->done = true;
+	if (r->in_sample) {
+		if (!(r->opts && r->opts->perl_last) || r->header_frame) {
+			finish_sample(r, s);
+			return 1;
+		}
+		skip(r, r->header_line,
+		     "last sample not ended by a blank line (dropped by --perl-last)");
+	}
+	return 0;
+}

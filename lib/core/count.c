@@ -1,0 +1,89 @@
+#include "core/count.h"
+
+#include <string.h>
+
+enum fk_count_status fk_count_parse(const char *s, size_t len, fk_count *out)
+{
+	unsigned __int128 whole = 0, frac = 0;
+	size_t i = 0, ndigits = 0, nfrac = 0;
+
+	if (len == 0)
+		return FK_COUNT_EMPTY;
+	if (s[0] == '-')
+		return FK_COUNT_NEGATIVE;
+	if (s[0] == '+')
+		i++;
+	for (; i < len && s[i] >= '0' && s[i] <= '9'; i++, ndigits++) {
+		whole = whole * 10 + (unsigned)(s[i] - '0');
+		if (whole > UINT64_MAX)
+			return FK_COUNT_TOO_LARGE;
+	}
+	if (i < len && s[i] == '.') {
+		for (i++; i < len && s[i] >= '0' && s[i] <= '9'; i++, nfrac++) {
+			if (nfrac == FK_COUNT_FRAC_DIGITS)
+				return FK_COUNT_TOO_PRECISE;
+			frac = frac * 10 + (unsigned)(s[i] - '0');
+		}
+	}
+	if (i != len)
+		return FK_COUNT_INVALID;
+	if (ndigits + nfrac == 0)	/* "+", ".", "+.": a sign or point alone */
+		return FK_COUNT_INVALID;
+	for (; nfrac < FK_COUNT_FRAC_DIGITS; nfrac++)
+		frac *= 10;
+	*out = (fk_count)(whole * FK_COUNT_ONE + frac);
+	return FK_COUNT_OK;
+}
+
+const char *fk_count_status_str(enum fk_count_status st)
+{
+	switch (st) {
+	case FK_COUNT_OK: return "ok";
+	case FK_COUNT_EMPTY: return "missing count";
+	case FK_COUNT_INVALID: return "count is not a number";
+	case FK_COUNT_NEGATIVE: return "negative count";
+	case FK_COUNT_TOO_LARGE: return "count above 2^64-1";
+	case FK_COUNT_TOO_PRECISE: return "count has more than 9 decimal places";
+	}
+	return "bad count";
+}
+
+/* Writes v's decimal digits right-aligned ending at end; returns the start. */
+static char *put_u128(char *end, unsigned __int128 v)
+{
+	do {
+		*--end = (char)('0' + (int)(v % 10));
+		v /= 10;
+	} while (v);
+	return end;
+}
+
+size_t fk_count_format(fk_count c, char *buf)
+{
+	char tmp[FK_COUNT_BUFSZ];
+	char *end = tmp + sizeof(tmp), *p;
+	unsigned __int128 mag = c < 0 ? -(unsigned __int128)c : (unsigned __int128)c;
+	unsigned __int128 frac = mag % FK_COUNT_ONE;
+	size_t n;
+
+	if (frac) {
+		int digits = FK_COUNT_FRAC_DIGITS;
+		while (frac % 10 == 0) {
+			frac /= 10;
+			digits--;
+		}
+		p = end;
+		for (int i = 0; i < digits; i++) {
+			*--p = (char)('0' + (int)(frac % 10));
+			frac /= 10;
+		}
+		*--p = '.';
+		end = p;
+	}
+	p = put_u128(end, mag / FK_COUNT_ONE);
+	if (c < 0)
+		*--p = '-';
+	n = (size_t)(tmp + sizeof(tmp) - p);
+	memcpy(buf, p, n);
+	return n;
+}

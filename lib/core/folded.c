@@ -1,0 +1,181 @@
+#include "core/folded.h"
+
+#include "core/linereader.h"
+#include "core/maplines.h"
+
+#include <string.h>
+#include <unistd.h>
+
+static inline bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* Splits the last blank-separated token off s[0..*len): returns its start. */
+static const char *last_token(const char *s, size_t *len, size_t *toklen)
+{
+	size_t end = *len, start;
+
+	start = end;
+	while (start > 0 && !is_blank(s[start - 1]))
+		start--;
+	*toklen = end - start;
+	end = start;
+	while (end > 0 && is_blank(s[end - 1]))
+		end--;
+	*len = end;
+	return s + start;
+}
+
+const char *folded_parse(const char *s, size_t len, struct folded_line *out)
+{
+	size_t tlen, rest;
+	const char *tok;
+	enum fk_count_status st;
+	fk_count c;
+
+	while (len && is_blank(s[len - 1]))
+		len--;
+	if (len == 0)		/* s[0] is not ours to read */
+		return "blank line";
+	if (s[0] == '#')
+		return "comment";
+	rest = len;
+	tok = last_token(s, &rest, &tlen);
+	if (rest == 0)		/* one token: a stack, or a count, alone */
+		return fk_count_parse(tok, tlen, &c) == FK_COUNT_OK
+		       ? "missing stack" : "missing count";
+	st = fk_count_parse(tok, tlen, &c);
+	if (st != FK_COUNT_OK)
+		return st == FK_COUNT_INVALID ? "count is not a number" : fk_count_status_str(st);
+	out->stack = s;
+	out->len = rest;
+	out->count[0] = c;
+	out->count[1] = 0;
+	out->ncounts = 1;
+	out->gap = (size_t)(tok - (s + rest));
+
+	/* A second number before the first makes a differential line.  Only
+	 * a token of digits and dots can be one: look back no further. */
+	size_t k = rest;
+	while (k > 0 && ((s[k - 1] >= '0' && s[k - 1] <= '9') || s[k - 1] == '.'))
+		k--;
+	if (k > 0 && s[k - 1] == '+')
+		k--;
+	if (k < rest && k > 0 && is_blank(s[k - 1])) {
+		size_t rest2 = rest, tlen2;
+		const char *tok2 = last_token(s, &rest2, &tlen2);
+		fk_count c2;
+
+		if (rest2 != rest && rest2 > 0 &&
+		    fk_count_parse(tok2, tlen2, &c2) == FK_COUNT_OK) {
+			out->len = rest2;
+			out->count[0] = c2;
+			out->count[1] = c;
+			out->ncounts = 2;
+			out->gap = (size_t)(tok2 - (s + rest2));
+		}
+	}
+	return NULL;
+}
+
+struct folded_reader {
+	struct line_reader *lr;	/* or, for a mapped file: */
+	struct map_lines *map;
+	int fd;			/* lr's, when this reader opened it; or -1 */
+	struct skip_log *skips;
+};
+
+struct folded_reader *folded_reader_open(const char *path,
+					 struct skip_log *skips, GError **err)
+{
+	struct line_reader *lr = line_reader_open(path, err);
+	struct folded_reader *fr;
+
+	if (!lr)
+		return NULL;
+	fr = g_new0(struct folded_reader, 1);
+	fr->lr = lr;
+	fr->fd = -1;
+	fr->skips = skips;
+	return fr;
+}
+
+struct folded_reader *folded_reader_open_mapped(const char *path,
+						struct skip_log *skips,
+						GError **err)
+{
+	struct map_lines *m;
+	struct folded_reader *fr;
+	int fd;
+
+	if (!path || strcmp(path, "-") == 0)
+		return folded_reader_open(path, skips, err);
+	if (!(m = map_lines_open(path, &fd, err)) && fd < 0)
+		return NULL;
+	fr = g_new0(struct folded_reader, 1);
+	fr->map = m;
+	fr->fd = fd;
+	if (!m)		/* not a regular file: a stream, read once */
+		fr->lr = line_reader_from_fd(fd, path);
+	fr->skips = skips;
+	return fr;
+}
+
+bool folded_reader_stable(const struct folded_reader *fr)
+{
+	return fr->map != NULL;
+}
+
+static inline int next_line(struct folded_reader *fr, struct line *line,
+			    GError **err)
+{
+	return fr->map ? map_lines_next(fr->map, line, err)
+		       : line_reader_next(fr->lr, line, err);
+}
+
+int folded_reader_next(struct folded_reader *fr, struct folded_line *out,
+		       GError **err)
+{
+	struct line line;
+	const char *why;
+	int rc;
+
+	while ((rc = next_line(fr, &line, err)) > 0) {
+		size_t i = 0;
+
+		while (i < line.len && is_blank(line.s[i]))
+			i++;
+		if (i == line.len)
+			continue;
+		why = folded_parse(line.s, line.len, out);
+		if (!why) {
+			out->lineno = line.no;
+			return 1;
+		}
+		if (fr->skips)
+			skip_log_add(fr->skips, folded_reader_name(fr), line.no, why);
+	}
+	return rc;
+}
+
+const char *folded_reader_name(const struct folded_reader *fr)
+{
+	return fr->map ? map_lines_name(fr->map) : line_reader_name(fr->lr);
+}
+
+uint64_t folded_reader_bytes(const struct folded_reader *fr)
+{
+	return fr->map ? map_lines_bytes(fr->map) : line_reader_bytes(fr->lr);
+}
+
+void folded_reader_free(struct folded_reader *fr)
+{
+	if (!fr)
+		return;
+	line_reader_free(fr->lr);
+	map_lines_free(fr->map);
+	if (fr->fd >= 0)
+		close(fr->fd);
+	g_free(fr);
+}

@@ -1,0 +1,83 @@
+/*
+ * folded.h - the folded-stack line format, read by every filter after
+ * fp-collapse:
+ *
+ *	root;caller;leaf COUNT
+ *	root;caller;leaf COUNT1 COUNT2       (differential, as fold-diff prints)
+ *
+ * Frames are separated by ';', the stack from its count(s) by spaces or
+ * tabs.  Counts are fk_count values (integers or decimals, see count.h).
+ *
+ * One call reads one file as a stream:
+ *
+ *	struct folded_reader *fr = folded_reader_open(path, skips, &err);
+ *	struct folded_line fl;
+ *	while ((rc = folded_reader_next(fr, &fl, &err)) > 0)
+ *		fold_table_add(t, fl.stack, fl.len, fl.count[0]);
+ *	folded_reader_free(fr);
+ *
+ * Blank lines are ignored.  A line that is not a folded stack (no count, a
+ * negative or malformed count, an empty stack, a '#' comment) is not
+ * returned: it is counted in the caller's skip_log with its reason, file and
+ * line, so the tool can report it.  Read errors, NUL bytes and over-long
+ * lines end the read with an error (see linereader.h).
+ */
+#ifndef FOLDKIT_FOLDED_H
+#define FOLDKIT_FOLDED_H
+
+#include "core/count.h"
+#include "core/skiplog.h"
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct folded_line {
+	const char *stack;	/* not NUL-terminated; valid until the next
+				   read (see folded_reader_stable()) */
+	size_t len;
+	fk_count count[2];	/* count[1] is 0 unless ncounts == 2 */
+	int ncounts;		/* 1, or 2 for a differential line */
+	size_t gap;		/* blanks between the stack and its first count */
+	uint64_t lineno;
+};
+
+/*
+ * Parses one line (without its line end).  Returns NULL and fills *out, or
+ * returns the reason the line is not a folded stack (a string literal).
+ * Two trailing numbers make a differential line, as in flamegraph.pl.
+ */
+const char *folded_parse(const char *s, size_t len, struct folded_line *out);
+
+struct folded_reader;
+
+/* Opens path (NULL or "-": stdin); skips are counted into skips. */
+struct folded_reader *folded_reader_open(const char *path,
+					 struct skip_log *skips, GError **err);
+
+/*
+ * Like folded_reader_open(), but a regular file is mapped into memory (see
+ * maplines.h: the kernel may drop its pages, but a file truncated while
+ * mapped raises SIGBUS), so the stacks returned stay valid until
+ * folded_reader_free() and need not be copied: folded_reader_stable() then
+ * says so.  Anything else (stdin, a pipe, an empty or /proc file) is read
+ * as a stream, as by folded_reader_open(), with the same lines, skips and
+ * errors.
+ */
+struct folded_reader *folded_reader_open_mapped(const char *path,
+						struct skip_log *skips,
+						GError **err);
+
+/* True when the stacks returned stay valid until folded_reader_free(). */
+bool folded_reader_stable(const struct folded_reader *fr);
+
+/* Returns 1 with the next stack, 0 at the end, -1 on error (*err set). */
+int folded_reader_next(struct folded_reader *fr, struct folded_line *out,
+		       GError **err);
+
+const char *folded_reader_name(const struct folded_reader *fr);
+uint64_t folded_reader_bytes(const struct folded_reader *fr);
+void folded_reader_free(struct folded_reader *fr);
+
+#endif

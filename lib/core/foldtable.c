@@ -1,0 +1,320 @@
+#include "core/foldtable.h"
+
+#include "core/error.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+/*
+ * Open addressing with linear probing over an array of slots that hold the
+ * full hash and a pointer to the entry; entries live in fixed-size blocks so
+ * their addresses never change, and stack bytes in an arena.  A full hash in
+ * the slot means a probe almost never touches a non-matching key.
+ */
+
+#define ARENA_CHUNK (1u << 20)
+/* Past HUGE_AFTER chunks, stack bytes go in 2 MiB chunks aligned for
+ * transparent huge pages: a table of distinct stacks holds about as many
+ * bytes as its input, and faulting them in 4 KiB at a time cost a fifth
+ * of a filter's time.  Small tables keep small chunks, whose pages are
+ * only touched as they fill. */
+#define HUGE_CHUNK (2u << 20)
+#define HUGE_AFTER 4
+#define ENTRY_BLOCK 4096
+
+struct slot {
+	uint64_t hash;
+	struct fold_entry *e;
+};
+
+struct fold_table {
+	struct slot *slots;
+	size_t mask;		/* capacity - 1; capacity is a power of two */
+	size_t n;
+	GPtrArray *blocks;	/* struct fold_entry[ENTRY_BLOCK] each */
+	size_t block_used;
+	GPtrArray *chunks;	/* arena chunks for stack bytes */
+	char *arena;
+	size_t arena_left;
+	fk_count total[2];
+};
+
+static inline uint64_t load64(const unsigned char *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static inline uint64_t mix(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return h;
+}
+
+/*
+ * Four independent lanes of 8 bytes each per round, so the multiplies
+ * overlap: the chain texts hashed per sample are hundreds of bytes long.
+ */
+uint64_t fk_hash_bytes(const void *p, size_t len)
+{
+	const unsigned char *s = p;
+	const uint64_t k1 = 0x9e3779b97f4a7c15ULL, k2 = 0xc2b2ae3d27d4eb4fULL;
+	uint64_t a = k1 ^ len, b = k2, c = k1 * 3, d = k2 * 5;
+	size_t i = 0;
+
+	for (; i + 32 <= len; i += 32) {
+		a = (a ^ load64(s + i)) * k1;
+		b = (b ^ load64(s + i + 8)) * k2;
+		c = (c ^ load64(s + i + 16)) * k1;
+		d = (d ^ load64(s + i + 24)) * k2;
+		a ^= a >> 29;
+		b ^= b >> 31;
+		c ^= c >> 27;
+		d ^= d >> 33;
+	}
+	a ^= (b << 17 | b >> 47) ^ (c << 37 | c >> 27) ^ (d << 51 | d >> 13);
+	for (; i + 8 <= len; i += 8)
+		a = (a ^ load64(s + i)) * k1 ^ ((a ^ load64(s + i)) * k1 >> 32);
+	if (i < len) {
+		uint64_t t = 0;
+		memcpy(&t, s + i, len - i);
+		a = (a ^ t) * k2;
+	}
+	return mix(a);
+}
+
+struct fold_table *fold_table_new(void)
+{
+	struct fold_table *t = g_new0(struct fold_table, 1);
+
+	t->mask = 1023;
+	t->slots = g_new0(struct slot, t->mask + 1);
+	t->blocks = g_ptr_array_new_with_free_func(g_free);
+	t->chunks = g_ptr_array_new_with_free_func(free);	/* posix_memalign */
+	t->block_used = ENTRY_BLOCK;
+	return t;
+}
+
+void fold_table_free(struct fold_table *t)
+{
+	if (!t)
+		return;
+	g_free(t->slots);
+	g_ptr_array_free(t->blocks, TRUE);
+	g_ptr_array_free(t->chunks, TRUE);
+	g_free(t);
+}
+
+static char *arena_copy(struct fold_table *t, const char *s, size_t len)
+{
+	char *p;
+
+	if (len + 1 > t->arena_left) {
+		size_t sz = ARENA_CHUNK;
+
+		if (len + 1 > ARENA_CHUNK / 4) {	/* a big key gets a chunk of its own */
+			p = g_malloc(len + 1);
+			g_ptr_array_add(t->chunks, p);
+			memcpy(p, s, len);
+			p[len] = '\0';
+			return p;
+		}
+		if (t->chunks->len >= HUGE_AFTER &&
+		    posix_memalign((void **)&p, HUGE_CHUNK, HUGE_CHUNK) == 0) {
+			sz = HUGE_CHUNK;
+			(void)madvise(p, sz, MADV_HUGEPAGE);	/* a hint only */
+		} else {
+			p = g_malloc(sz);
+		}
+		g_ptr_array_add(t->chunks, p);
+		t->arena = p;
+		t->arena_left = sz;
+	}
+	p = t->arena;
+	memcpy(p, s, len);
+	p[len] = '\0';
+	t->arena += len + 1;
+	t->arena_left -= len + 1;
+	return p;
+}
+
+static void grow(struct fold_table *t)
+{
+	size_t cap = (t->mask + 1) * 2;
+	struct slot *ns = g_new0(struct slot, cap);
+
+	for (size_t i = 0; i <= t->mask; i++) {
+		struct slot *s = &t->slots[i];
+		size_t j;
+		if (!s->e)
+			continue;
+		for (j = s->hash & (cap - 1); ns[j].e; j = (j + 1) & (cap - 1))
+			;
+		ns[j] = *s;
+	}
+	g_free(t->slots);
+	t->slots = ns;
+	t->mask = cap - 1;
+}
+
+static struct slot *lookup(const struct fold_table *t, uint64_t h,
+			   const char *stack, size_t len)
+{
+	size_t i;
+
+	for (i = h & t->mask;; i = (i + 1) & t->mask) {
+		struct slot *s = &t->slots[i];
+		if (!s->e || (s->hash == h && s->e->len == len &&
+			      memcmp(s->e->stack, stack, len) == 0))
+			return s;
+	}
+}
+
+static struct fold_entry *add(struct fold_table *t, const char *stack,
+			      size_t len, fk_count c0, fk_count c1, bool copy)
+{
+	uint64_t h = fk_hash_bytes(stack, len);
+	struct slot *s = lookup(t, h, stack, len);
+	struct fold_entry *e = s->e;
+
+	if (!e) {
+		if (t->block_used == ENTRY_BLOCK) {
+			g_ptr_array_add(t->blocks, g_new(struct fold_entry, ENTRY_BLOCK));
+			t->block_used = 0;
+		}
+		e = (struct fold_entry *)g_ptr_array_index(t->blocks, t->blocks->len - 1)
+		    + t->block_used++;
+		e->stack = copy ? arena_copy(t, stack, len) : stack;
+		e->len = len;
+		e->count[0] = e->count[1] = 0;
+		s->hash = h;
+		s->e = e;
+		if (++t->n * 4 > (t->mask + 1) * 3)
+			grow(t);
+	}
+	e->count[0] += c0;
+	e->count[1] += c1;
+	t->total[0] += c0;
+	t->total[1] += c1;
+	return e;
+}
+
+struct fold_entry *fold_table_add2(struct fold_table *t, const char *stack,
+				   size_t len, fk_count c0, fk_count c1)
+{
+	return add(t, stack, len, c0, c1, true);
+}
+
+struct fold_entry *fold_table_add2_ref(struct fold_table *t, const char *stack,
+				       size_t len, fk_count c0, fk_count c1)
+{
+	return add(t, stack, len, c0, c1, false);
+}
+
+void fold_table_bump(struct fold_table *t, struct fold_entry *e, fk_count c0,
+		     fk_count c1)
+{
+	e->count[0] += c0;
+	e->count[1] += c1;
+	t->total[0] += c0;
+	t->total[1] += c1;
+}
+
+struct fold_entry *fold_table_find(const struct fold_table *t,
+				   const char *stack, size_t len)
+{
+	return lookup(t, fk_hash_bytes(stack, len), stack, len)->e;
+}
+
+size_t fold_table_size(const struct fold_table *t)
+{
+	return t->n;
+}
+
+fk_count fold_table_total(const struct fold_table *t, int col)
+{
+	return t->total[col ? 1 : 0];
+}
+
+void fold_table_foreach(const struct fold_table *t,
+			void (*fn)(struct fold_entry *e, void *data), void *data)
+{
+	for (guint b = 0; b < t->blocks->len; b++) {
+		struct fold_entry *blk = g_ptr_array_index(t->blocks, b);
+		size_t used = b + 1 == t->blocks->len ? t->block_used : ENTRY_BLOCK;
+		for (size_t i = 0; i < used; i++)
+			fn(&blk[i], data);
+	}
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct fold_entry *x = *(struct fold_entry *const *)a;
+	const struct fold_entry *y = *(struct fold_entry *const *)b;
+	size_t n = x->len < y->len ? x->len : y->len;
+	int c = memcmp(x->stack, y->stack, n);
+
+	if (c)
+		return c;
+	return x->len < y->len ? -1 : x->len > y->len;
+}
+
+static void collect(struct fold_entry *e, void *data)
+{
+	struct fold_entry ***p = data;
+	*(*p)++ = e;
+}
+
+struct fold_entry **fold_table_sorted(const struct fold_table *t, size_t *n)
+{
+	struct fold_entry **v = g_new(struct fold_entry *, t->n + 1), **p = v;
+	size_t i = 1;
+
+	fold_table_foreach(t, collect, &p);
+	*p = NULL;
+	/* Entries come in insertion order, which is already sorted when the
+	 * input is another tool's output (kfold, fgrep-stacks after
+	 * fp-collapse): checking costs n-1 comparisons, sorting n log n. */
+	while (i < t->n && cmp_entry(&v[i - 1], &v[i]) < 0)
+		i++;
+	if (i < t->n)
+		qsort(v, t->n, sizeof(*v), cmp_entry);
+	if (n)
+		*n = t->n;
+	return v;
+}
+
+int fold_table_write(const struct fold_table *t, FILE *out, int ncounts,
+		     GError **err)
+{
+	struct fold_entry **v = fold_table_sorted(t, NULL);
+	char buf[FK_COUNT_BUFSZ];
+	int rc = 0;
+
+	for (struct fold_entry **p = v; *p; p++) {
+		fwrite_unlocked((*p)->stack, 1, (*p)->len, out);
+		putc_unlocked(' ', out);
+		fwrite_unlocked(buf, 1, fk_count_format((*p)->count[0], buf), out);
+		if (ncounts == 2) {
+			putc_unlocked(' ', out);
+			fwrite_unlocked(buf, 1, fk_count_format((*p)->count[1], buf), out);
+		}
+		if (putc_unlocked('\n', out) == EOF)
+			break;
+	}
+	g_free(v);
+	if (fflush(out) != 0 || ferror(out)) {
+		fk_error_at(err, FK_ERROR_IO, "<stdout>", 0, "write error: %s",
+			    g_strerror(errno ? errno : EIO));
+		rc = -1;
+	}
+	return rc;
+}

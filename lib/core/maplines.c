@@ -1,0 +1,166 @@
+#include "core/maplines.h"
+
+#include "core/error.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#define POPULATE_MAX ((off_t)1 << 30)
+
+struct map_lines {
+	const char *map;	/* never empty */
+	size_t size;
+	size_t pos;		/* first byte not yet returned */
+	bool stops;		/* a '\n' or NUL follows every line */
+	uint64_t lineno;
+	char *name;
+};
+
+struct map_lines *map_lines_open(const char *path, int *fdp, GError **err)
+{
+	struct map_lines *m;
+	struct stat st;
+	void *p;
+	int fd;
+
+	*fdp = -1;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		fk_error_at(err, FK_ERROR_IO, path, 0, "cannot open: %s",
+			    g_strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) < 0)
+		st.st_mode = 0;
+	if (S_ISDIR(st.st_mode)) {
+		fk_error_at(err, FK_ERROR_IO, path, 0, "is a directory");
+		close(fd);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    (uint64_t)st.st_size > SIZE_MAX) {
+		/* a FIFO's data would be lost if it were closed and opened
+		 * again: the caller reads this descriptor.  An empty file
+		 * too: /proc and /sys files say 0 bytes but have more, or
+		 * fail to read (/proc/self/mem) */
+		*fdp = fd;
+		return NULL;
+	}
+	/*
+	 * MAP_POPULATE maps the whole file in one call rather than one fault
+	 * per few pages; but it reads the file first, so not for one that may
+	 * not fit in memory.  The mapping outlives the descriptor.
+	 */
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ,
+		 MAP_SHARED | (st.st_size <= POPULATE_MAX ? MAP_POPULATE : 0),
+		 fd, 0);
+	if (p == MAP_FAILED) {
+		*fdp = fd;
+		return NULL;
+	}
+	close(fd);
+	m = g_new0(struct map_lines, 1);
+	m->map = p;
+	m->size = (size_t)st.st_size;
+	/*
+	 * The kernel fills the rest of the last page with zeros, so unless
+	 * the file ends exactly at a page boundary without a '\n', a search
+	 * for '\n' or NUL always stops inside the mapping.
+	 */
+	m->stops = m->size % (size_t)sysconf(_SC_PAGESIZE) != 0 ||
+		   m->map[m->size - 1] == '\n';
+	m->name = g_strdup(path);
+	return m;
+}
+
+/* The first '\n' or NUL in s[0..n), or NULL: one pass finds both. */
+static const char *find_end(const char *s, size_t n)
+{
+	size_t i = 0;
+
+#ifdef __SSE2__
+	const __m128i nl = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
+
+	for (; i + 16 <= n; i += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+		unsigned mask = (unsigned)_mm_movemask_epi8(
+			_mm_or_si128(_mm_cmpeq_epi8(v, nl), _mm_cmpeq_epi8(v, zero)));
+
+		if (mask)
+			return s + i + __builtin_ctz(mask);
+	}
+#endif
+	for (; i < n; i++)
+		if (s[i] == '\n' || s[i] == '\0')
+			return s + i;
+	return NULL;
+}
+
+int map_lines_next(struct map_lines *m, struct line *line, GError **err)
+{
+	const char *s = m->map + m->pos, *e;
+	size_t left = m->size - m->pos, len;
+
+	if (!left)
+		return 0;
+	if (m->stops) {		/* libc's search is the fastest there is */
+		e = strchrnul(s, '\n');
+		if (e >= s + left)
+			e = NULL;
+	} else {
+		e = find_end(s, left);
+	}
+	while (e && *e == '\0') {
+		/* the line holding the first NUL is the error, as in
+		 * line_reader, unless it is longer than allowed */
+		const char *nl = memchr(e, '\n', left - (size_t)(e - s));
+
+		if ((size_t)((nl ? nl : s + left) - s) < LINE_READER_MAX_LINE) {
+			fk_error_at(err, FK_ERROR_BINARY, m->name, m->lineno + 1,
+				    "NUL byte in line: binary input?");
+			return -1;
+		}
+		e = nl;
+	}
+	len = e ? (size_t)(e - s) : left;
+	if (len >= LINE_READER_MAX_LINE) {
+		fk_error_at(err, FK_ERROR_RANGE, m->name, m->lineno + 1,
+			    "line (or sample) longer than %u MiB",
+			    LINE_READER_MAX_LINE >> 20);
+		return -1;
+	}
+	m->lineno++;
+	m->pos += len + (e != NULL);
+	line->s = s;
+	line->len = len && s[len - 1] == '\r' ? len - 1 : len;
+	line->no = m->lineno;
+	line->newline = e != NULL;
+	return 1;
+}
+
+const char *map_lines_name(const struct map_lines *m)
+{
+	return m->name;
+}
+
+uint64_t map_lines_bytes(const struct map_lines *m)
+{
+	return m->pos;
+}
+
+void map_lines_free(struct map_lines *m)
+{
+	if (!m)
+		return;
+	munmap((void *)m->map, m->size);
+	g_free(m->name);
+	g_free(m);
+}

@@ -1,0 +1,60 @@
+/*
+ * maplines.h - the lines of a regular file mapped into memory, for readers
+ * that want to keep pointers to lines instead of copying them.
+ *
+ *	GError *err = NULL;
+ *	int fd;
+ *	struct map_lines *m = map_lines_open(path, &fd, &err);
+ *	if (!m && err)
+ *		report(err);            // "FILE: cannot open: REASON"
+ *	else if (!m)
+ *		...                     // not a regular file: read fd, close it
+ *	struct line line;
+ *	while ((rc = map_lines_next(m, &line, &err)) > 0)
+ *		keep(line.s, line.len); // valid until map_lines_free(m)
+ *	map_lines_free(m);
+ *
+ * The lines keep every invariant of linereader.h (no '\n' or NUL in a
+ * line, CRLF accepted, a last line without '\n', lines of
+ * LINE_READER_MAX_LINE bytes or more refused with FK_ERROR_RANGE), with the
+ * same messages, so a reader can use either source.  Unlike line_reader's,
+ * the lines stay valid until map_lines_free().
+ *
+ * Memory: the mapping is of the page cache (read-only, shared), so its
+ * pages are the kernel's to drop and re-read; the heap use is constant.
+ * The size is taken when the file is opened: bytes appended later are not
+ * read.  As with any mapped file, a file truncated by another process
+ * while it is mapped makes a later access fail with SIGBUS.
+ */
+#ifndef FOLDKIT_MAPLINES_H
+#define FOLDKIT_MAPLINES_H
+
+#include "core/linereader.h"
+
+#include <glib.h>
+#include <stdint.h>
+
+struct map_lines;
+
+/*
+ * Maps path (a file name; not "-") when it is a regular file.  Returns NULL
+ * with *err set when it cannot be opened or is a directory
+ * (line_reader_open()'s messages), and NULL with *fd set to the open file
+ * when it is not a regular file (a FIFO, a device), says it is empty (as
+ * /proc files do, whatever they hold) or cannot be mapped: the caller then
+ * reads it as a stream and closes *fd.  Otherwise *fd is -1.
+ */
+struct map_lines *map_lines_open(const char *path, int *fd, GError **err);
+
+/* Returns 1 and fills *line, 0 at end of input, or -1 and sets *err. */
+int map_lines_next(struct map_lines *m, struct line *line, GError **err);
+
+const char *map_lines_name(const struct map_lines *m);
+
+/* Bytes consumed so far, line ends included. */
+uint64_t map_lines_bytes(const struct map_lines *m);
+
+/* Unmaps the file: every line returned becomes invalid. */
+void map_lines_free(struct map_lines *m);
+
+#endif

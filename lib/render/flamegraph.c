@@ -1,0 +1,871 @@
+#include "render/flamegraph.h"
+
+#include "core/error.h"
+#include "core/folded.h"
+#include "core/foldtable.h"
+
+#include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+/* One run of equal consecutive lines, for flame charts. */
+struct run {
+	struct fold_entry *e;
+	fk_count c0, c1;
+};
+
+struct span {
+	const char *p;
+	uint32_t len;
+};
+
+struct open_frame {
+	struct span name;
+	size_t end;		/* where the name ends in the stack (';' or its end) */
+	fk_count start, delta;
+	uint64_t seq;
+};
+
+struct kept {
+	struct fg_frame f;
+	uint64_t seq;
+};
+
+struct skey {
+	const char *p;		/* the stack, copied here so sorting reads one array */
+	size_t len;
+	union {
+		struct fold_entry *e;	/* the table's entry */
+		size_t i;		/* or the index in fg->sorted */
+	};
+	uint64_t key;		/* key_at() the depth being sorted on */
+};
+
+/*
+ * A stack of sorted input (which then needs no table and no sort), or one
+ * of a stable input out of order (lcp then waits for compact()).
+ */
+struct sorted {
+	const char *p;
+	size_t len;
+	size_t lcp;		/* bytes in common with the previous stack */
+	fk_count c0, c1;
+};
+
+struct flamegraph {
+	struct fg_opts o;
+	struct fold_table *t;
+	GArray *runs;		/* struct run, flamechart only */
+	GArray *order;		/* struct skey: stacks in first-seen order */
+	GArray *sorted;		/* struct sorted, while the input is sorted or
+				   stable (then unsorted past nsorted) */
+	size_t nsorted, compact_at;
+	GStringChunk *copies;	/* stacks of sorted input that are not stable */
+	GPtrArray *readers;	/* mapped files the stacks point into */
+	fk_count total1;
+	GString *scratch;	/* a stack being reversed */
+	GString *chain;		/* a stack being rewritten for chain graphs */
+	GStringChunk *names;	/* rewritten stacks: frames point into them */
+	bool differential;
+	bool built;
+
+	GArray *frames;		/* struct fg_frame, after fg_build() */
+	fk_count sum, timemax;
+	bool total_ignored;
+	uint32_t depthmax;
+	double maxdelta;
+
+	/* walk state */
+	GArray *open;		/* struct open_frame */
+	struct open_frame *cur;	/* the new frames of the stack */
+	size_t ncur, curcap;
+	const char *prev;	/* the stack merged last */
+	size_t prevlen;
+	struct kept *kept;	/* plain arrays: a push is a store, not a call */
+	size_t nkept, keptcap;
+	double min_count;	/* frames narrower than this are dropped */
+	uint64_t seq;
+};
+
+struct flamegraph *fg_new(const struct fg_opts *o)
+{
+	struct flamegraph *fg = g_new0(struct flamegraph, 1);
+
+	fg->o = *o;
+	fg->t = fold_table_new();
+	fg->scratch = g_string_new(NULL);
+	fg->chain = g_string_new(NULL);
+	fg->names = g_string_chunk_new(1 << 16);
+	if (o->flamechart)
+		fg->runs = g_array_new(FALSE, FALSE, sizeof(struct run));
+	else
+		fg->sorted = g_array_new(FALSE, FALSE, sizeof(struct sorted));
+	fg->compact_at = (size_t)1 << 16;
+	fg->copies = g_string_chunk_new(1 << 20);
+	fg->readers = g_ptr_array_new_with_free_func((GDestroyNotify)folded_reader_free);
+	fg->maxdelta = 1;
+	return fg;
+}
+
+void fg_free(struct flamegraph *fg)
+{
+	if (!fg)
+		return;
+	fold_table_free(fg->t);
+	if (fg->runs)
+		g_array_free(fg->runs, TRUE);
+	if (fg->order)
+		g_array_free(fg->order, TRUE);
+	if (fg->sorted)
+		g_array_free(fg->sorted, TRUE);
+	g_string_chunk_free(fg->copies);
+	g_ptr_array_free(fg->readers, TRUE);
+	if (fg->frames)
+		g_array_free(fg->frames, TRUE);
+	g_string_free(fg->scratch, TRUE);
+	g_string_free(fg->chain, TRUE);
+	g_string_chunk_free(fg->names);
+	g_free(fg);
+}
+
+/* The length of the common prefix of a and b. */
+static size_t common_len(const char *a, size_t alen, const char *b, size_t blen)
+{
+	size_t n = alen < blen ? alen : blen, i = 0;
+
+#ifdef __SSE2__
+	/* stacks share hundreds of bytes: sixteen at a time */
+	for (; i + 16 <= n; i += 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(a + i));
+		__m128i y = _mm_loadu_si128((const __m128i *)(const void *)(b + i));
+		unsigned ne = 0xffffu ^ (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, y));
+
+		if (ne)
+			return i + (size_t)__builtin_ctz(ne);
+	}
+#endif
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x, y;
+
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			return i + (size_t)(__builtin_ctzll(x ^ y) / 8);
+	}
+	while (i < n && a[i] == b[i])
+		i++;
+	return i;
+}
+
+/* Appends the ';'-separated fields of s in reverse order to out. */
+static void append_reversed(GString *out, const char *s, size_t len)
+{
+	size_t end = len;
+
+	for (;;) {
+		const char *semi = end ? memrchr(s, ';', end) : NULL;
+		size_t start = semi ? (size_t)(semi - s) + 1 : 0;
+
+		g_string_append_len(out, s + start, (gssize)(end - start));
+		if (!semi)
+			break;
+		g_string_append_c(out, ';');
+		end = start - 1;
+	}
+}
+
+static void compact(struct flamegraph *fg);
+
+/* The table path: any order, equal stacks merged by the table. */
+static void add_to_table(struct flamegraph *fg, const char *stack, size_t len,
+			 fk_count c0, fk_count c1, bool stable)
+{
+	size_t known = fold_table_size(fg->t);
+	struct fold_entry *e = stable
+		? fold_table_add2_ref(fg->t, stack, len, c0, c1)
+		: fold_table_add2(fg->t, stack, len, c0, c1);
+
+	if (fg->order && fold_table_size(fg->t) != known) {
+		struct skey k = { e->stack, e->len, { .e = e }, 0 };
+
+		g_array_append_val(fg->order, k);
+	}
+	if (fg->runs) {
+		struct run *last = fg->runs->len
+			? &g_array_index(fg->runs, struct run, fg->runs->len - 1) : NULL;
+
+		if (last && last->e == e) {
+			last->c0 += c0;
+			last->c1 += c1;
+		} else {
+			struct run r = { e, c0, c1 };
+			g_array_append_val(fg->runs, r);
+		}
+	}
+}
+
+/*
+ * Sorted input (fp-collapse's) is merged as it comes: a stack equal to the
+ * last one adds to it, a greater one is appended with the length of the
+ * prefix they share, which the flow needs anyway.  From the first stack out
+ * of order on, stable stacks are appended as they come and sorted by
+ * compact(), and a stack to be copied moves everything into the table.
+ */
+static bool add_sorted(struct flamegraph *fg, const char *stack, size_t len,
+		       fk_count c0, fk_count c1, bool stable)
+{
+	GArray *v = fg->sorted;
+
+	if (stable && fg->nsorted < v->len) {	/* unsorted already */
+		struct sorted x = { stack, len, 0, c0, c1 };
+
+		g_array_append_val(v, x);
+		if (v->len >= fg->compact_at)
+			compact(fg);
+		return true;
+	}
+
+	struct sorted *last = v->len ? &g_array_index(v, struct sorted, v->len - 1)
+				     : NULL;
+	const char *lp = last ? last->p : "";
+	size_t llen = last ? last->len : 0;
+	size_t l = common_len(lp, llen, stack, len);
+
+	if (last && l == len && l == llen) {
+		last->c0 += c0;
+		last->c1 += c1;
+		return true;
+	}
+	if (fg->nsorted < v->len ||
+	    (l < llen && (l == len || (unsigned char)stack[l] < (unsigned char)lp[l]))) {
+		/* (an unstable stack after unsorted stable ones comes here) */
+		if (stable) {
+			/* out of order: keep the references, sort them */
+			struct sorted x = { stack, len, 0, c0, c1 };
+
+			g_array_append_val(v, x);
+			if (v->len >= fg->compact_at)
+				compact(fg);
+			return true;
+		}
+		/* out of order and to be copied: from now on, the table */
+		fg->order = g_array_sized_new(FALSE, FALSE, sizeof(struct skey),
+					      v->len * 2 + 16);
+		for (guint i = 0; i < v->len; i++) {
+			struct sorted *x = &g_array_index(v, struct sorted, i);
+
+			add_to_table(fg, x->p, x->len, x->c0, x->c1, true);
+		}
+		g_array_free(v, TRUE);
+		fg->sorted = NULL;
+		return false;
+	}
+	struct sorted x = {
+		.p = stable ? stack
+			    : g_string_chunk_insert_len(fg->copies, stack, (gssize)len),
+		.len = len, .lcp = l, .c0 = c0, .c1 = c1,
+	};
+	g_array_append_val(v, x);
+	fg->nsorted++;
+	return true;
+}
+
+static void add(struct flamegraph *fg, const char *stack, size_t len,
+		fk_count c0, fk_count c1, int ncounts, bool stable)
+{
+	/* A plain line counts the same in both columns: no change. */
+	if (ncounts == 2)
+		fg->differential = true;
+	else
+		c1 = c0;
+	fg->total1 += c1;
+	if (fg->o.reverse) {
+		GString *s = fg->scratch;
+
+		g_string_truncate(s, 0);
+		append_reversed(s, stack, len);
+		stack = s->str;
+		len = s->len;
+		stable = false;
+	}
+	if (fg->sorted && add_sorted(fg, stack, len, c0, c1, stable))
+		return;
+	add_to_table(fg, stack, len, c0, c1, stable);
+}
+
+void fg_add(struct flamegraph *fg, const char *stack, size_t len,
+	    fk_count c0, fk_count c1, int ncounts)
+{
+	add(fg, stack, len, c0, c1, ncounts, false);
+}
+
+void fg_add_ref(struct flamegraph *fg, const char *stack, size_t len,
+		fk_count c0, fk_count c1, int ncounts)
+{
+	add(fg, stack, len, c0, c1, ncounts, true);
+}
+
+/*
+ * fk_count_to_double() with 64-bit division when the count fits, as nearly
+ * all do: the same two operands, so the same double, without the 128-bit
+ * division helper called for every frame.
+ */
+static inline double count_to_double(fk_count c)
+{
+	if (c >= 0 && c <= INT64_MAX) {
+		int64_t v = (int64_t)c, one = (int64_t)FK_COUNT_ONE;
+
+		return (double)(v / one) + (double)(v % one) / (double)one;
+	}
+	return fk_count_to_double(c);
+}
+
+/* Doubles an array's capacity (at least 64 elements). */
+static void *grow_array(void *p, size_t *cap, size_t size)
+{
+	*cap = *cap ? *cap * 2 : 64;
+	return g_realloc_n(p, *cap, size);
+}
+
+static inline void push_frame(struct flamegraph *fg, const char *s, size_t i,
+			      size_t end)
+{
+	if (fg->ncur == fg->curcap)
+		fg->cur = grow_array(fg->cur, &fg->curcap, sizeof(*fg->cur));
+	fg->cur[fg->ncur++] = (struct open_frame){
+		.name = { s + i, (uint32_t)(end - i) }, .end = end };
+}
+
+/*
+ * Splits s[i..len) at each ';' into fg->cur.  Frames are short (tens of
+ * bytes), so one pass sixteen bytes at a time beats a memchr() per frame.
+ */
+static void split_frames(struct flamegraph *fg, const char *s, size_t i,
+			 size_t len)
+{
+	size_t j = i;
+
+	fg->ncur = 0;
+#ifdef __SSE2__
+	const __m128i semi = _mm_set1_epi8(';');
+
+	for (; j + 16 <= len; j += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + j));
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, semi));
+
+		while (m) {
+			size_t at = j + (size_t)__builtin_ctz(m);
+
+			push_frame(fg, s, i, at);
+			i = at + 1;
+			m &= m - 1;
+		}
+	}
+#endif
+	for (; j < len; j++)
+		if (s[j] == ';') {
+			push_frame(fg, s, i, j);
+			i = j + 1;
+		}
+	push_frame(fg, s, i, len);
+}
+
+int fg_add_file(struct flamegraph *fg, const char *path,
+		struct skip_log *skips, GError **err)
+{
+	struct folded_reader *r = folded_reader_open_mapped(path, skips, err);
+	void (*add)(struct flamegraph *, const char *, size_t, fk_count,
+		    fk_count, int);
+	struct folded_line fl;
+	int rc;
+
+	if (!r)
+		return -1;
+	add = folded_reader_stable(r) ? fg_add_ref : fg_add;
+	while ((rc = folded_reader_next(r, &fl, err)) > 0)
+		/* flamegraph.pl leaves all but one blank before the count in
+		 * the last frame's name */
+		add(fg, fl.stack, fl.len + (fl.gap > 1 ? fl.gap - 1 : 0),
+		    fl.count[0], fl.count[1], fl.ncounts);
+	/* a mapped file holds stacks the graph points to: keep it */
+	g_ptr_array_add(fg->readers, r);
+	return rc < 0 ? -1 : 0;
+}
+
+static void close_frame(struct flamegraph *fg, uint32_t depth, fk_count end)
+{
+	struct open_frame *of = &g_array_index(fg->open, struct open_frame, depth);
+	fk_count w = end - of->start;
+
+	if (count_to_double(w) < fg->min_count)
+		return;
+	struct kept k = {
+		.f = { .name = of->name.p, .len = of->name.len, .depth = depth,
+		       .start = of->start, .end = end, .delta = of->delta },
+		.seq = of->seq,
+	};
+	if (fg->nkept == fg->keptcap)
+		fg->kept = grow_array(fg->kept, &fg->keptcap, sizeof(*fg->kept));
+	fg->kept[fg->nkept++] = k;
+	if (depth > fg->depthmax)
+		fg->depthmax = depth;
+}
+
+/*
+ * flamegraph.pl's chain-graph rewrite: split at ";--;", drop trailing empty
+ * parts, and join again with ";--;" after the first part even when it is
+ * the only one (so every stack ends in a "--" frame or keeps its waker).
+ */
+static void chain_rewrite(GString *out, const char *s, size_t len)
+{
+	static const char sep[] = ";--;";
+	const size_t seplen = sizeof(sep) - 1;
+	size_t first_end, end = len;
+	const char *p;
+
+	/* trailing empty parts: the string ends with the separator */
+	while (end >= seplen && memcmp(s + end - seplen, sep, seplen) == 0)
+		end -= seplen;
+	p = memmem(s, end, sep, seplen);
+	first_end = p ? (size_t)(p - s) : end;
+	g_string_truncate(out, 0);
+	g_string_append_len(out, s, (gssize)first_end);
+	g_string_append_len(out, sep, (gssize)seplen);
+	if (p)
+		g_string_append_len(out, s + first_end + seplen,
+				    (gssize)(end - first_end - seplen));
+}
+
+/* flamegraph.pl's flow(): close what differs from the last stack, open the
+ * rest, at the current position. */
+static void merge(struct flamegraph *fg, const char *s, size_t len, size_t l,
+		  fk_count *pos, fk_count c0, fk_count c1)
+{
+	GArray *open = fg->open;
+	uint32_t n, same = 1, nopen = open->len;
+	fk_count d = c1 - c0;
+	size_t i;
+	double ad;
+
+	if (fg->o.chain) {
+		chain_rewrite(fg->chain, s, len);
+		len = fg->chain->len;
+		s = g_string_chunk_insert_len(fg->names, fg->chain->str,
+					      (gssize)len);
+		l = SIZE_MAX;
+	}
+
+	/*
+	 * Stacks come sorted, so most share a long prefix with the previous
+	 * one: the open frames that end before the first differing byte stay
+	 * open, and only the rest of the stack is split into frames.
+	 */
+	if (l == SIZE_MAX)	/* not known from add_sorted() */
+		l = common_len(fg->prev, fg->prevlen, s, len);
+	if (l == len && l == fg->prevlen) {
+		n = nopen;		/* the same stack again */
+		goto leaf;
+	}
+	while (same < nopen &&
+	       g_array_index(open, struct open_frame, same).end < l)
+		same++;
+	/* a frame ending where one stack ends and the other goes on */
+	if (same < nopen && g_array_index(open, struct open_frame, same).end == l &&
+	    ((l == fg->prevlen && s[l] == ';') || (l == len && fg->prev[l] == ';')))
+		same++;
+	n = same;
+	i = same == 1 ? 0 : g_array_index(open, struct open_frame, same - 1).end + 1;
+	fg->ncur = 0;
+	if (i <= len) {		/* i > len: the stack ends with a shared frame */
+		split_frames(fg, s, i, len);
+		n += (uint32_t)fg->ncur;
+	}
+	/* like Perl's split, drop trailing empty frames (never the root) */
+	while (n > 1) {
+		const struct open_frame *last = n > same
+			? &fg->cur[n - same - 1]
+			: &g_array_index(open, struct open_frame, n - 1);
+
+		if (last->name.len)
+			break;
+		n--;
+	}
+	if (n < same)
+		same = n;
+
+	for (uint32_t k = nopen; k-- > same;)
+		close_frame(fg, k, *pos);
+	g_array_set_size(open, n);
+	for (uint32_t k = same; k < n; k++) {
+		struct open_frame *of = &g_array_index(open, struct open_frame, k);
+
+		*of = fg->cur[k - same];
+		of->start = *pos;
+		of->delta = 0;
+		of->seq = fg->seq++;
+	}
+leaf:
+	fg->prev = s;
+	fg->prevlen = len;
+	g_array_index(open, struct open_frame, n - 1).delta += d;
+	ad = count_to_double(d < 0 ? -d : d);
+	if (ad > fg->maxdelta)
+		fg->maxdelta = ad;
+	*pos += c1;
+}
+
+/*
+ * Eight bytes of e from depth d as a big-endian number, zero-padded past the
+ * end: comparing these compares the bytes, and as stacks hold no NUL a
+ * shorter stack sorts first.
+ */
+static inline uint64_t key_at(const struct skey *e, size_t d)
+{
+	unsigned char b[8] = { 0 };
+
+	if (d + 8 <= e->len)
+		memcpy(b, e->p + d, 8);
+	else if (d < e->len)
+		memcpy(b, e->p + d, e->len - d);
+	return (uint64_t)b[0] << 56 | (uint64_t)b[1] << 48 | (uint64_t)b[2] << 40 |
+	       (uint64_t)b[3] << 32 | (uint64_t)b[4] << 24 | (uint64_t)b[5] << 16 |
+	       (uint64_t)b[6] << 8 | b[7];
+}
+
+static int cmp_from(const struct skey *x, const struct skey *y, size_t d)
+{
+	size_t n = (x->len < y->len ? x->len : y->len);
+	int c = n > d ? memcmp(x->p + d, y->p + d, n - d) : 0;
+
+	return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+static inline void swap_e(struct skey *v, size_t i, size_t j)
+{
+	struct skey t = v[i];
+
+	v[i] = v[j];
+	v[j] = t;
+}
+
+/*
+ * When a whole group shares its next eight bytes it likely shares many
+ * more (stacks repeat long caller chains): find how many with one
+ * sequential pass per stack rather than a partition pass per eight bytes.
+ */
+static size_t common_prefix(const struct skey *v, size_t n, size_t d)
+{
+	size_t m = v[0].len;
+
+	for (size_t i = 1; i < n && m > d; i++) {
+		/* the stacks lie all over the input: fetch ahead */
+		if (i + 4 < n)
+			__builtin_prefetch(v[i + 4].p + d);
+		size_t l = d + common_len(v[0].p + d, m - d, v[i].p + d,
+					  v[i].len > d ? v[i].len - d : 0);
+
+		if (l < m)
+			m = l;
+	}
+	return m > d ? m : d;
+}
+
+static void load_keys(struct skey *v, size_t n, size_t d)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (i + 8 < n)
+			__builtin_prefetch(v[i + 8].p + d);
+		v[i].key = key_at(&v[i], d);
+	}
+}
+
+/*
+ * Multikey quicksort (Bentley and Sedgewick) on eight bytes at a time: the
+ * same order as memcmp with shorter-first, but the long prefixes stacks
+ * share are read about once each instead of once per comparison.  Each
+ * element carries its eight bytes at depth d (the caller loads them), so
+ * partitioning reads one array instead of every stack once per pass.
+ */
+static void sort_stacks(struct skey *v, size_t *lcp, size_t n, size_t d)
+{
+	while (n > 16) {
+		size_t lt = 0, gt = n, i = 1;
+		uint64_t pivot, maxlt = 0, mingt = UINT64_MAX;
+		bool ended;
+
+		swap_e(v, 0, n / 2);
+		pivot = v[0].key;
+		ended = v[0].len < d + 8;	/* padded: equal keys are equal stacks */
+		/* v[0..lt) < pivot, v[lt..i) == pivot, v[gt..n) > pivot */
+		while (i < gt) {
+			uint64_t c = v[i].key;
+
+			if (c < pivot) {
+				maxlt = c > maxlt ? c : maxlt;
+				swap_e(v, lt++, i++);
+			} else if (c > pivot) {
+				mingt = c < mingt ? c : mingt;
+				swap_e(v, i, --gt);
+			} else {
+				i++;
+			}
+		}
+		/*
+		 * The greatest stack before the pivot's group and the least
+		 * after it differ from the group in these eight bytes, so the
+		 * keys alone give their common prefix with it (a padding zero
+		 * differs from any byte of a longer stack).
+		 */
+		if (lt > 0)
+			lcp[lt] = d + (size_t)(__builtin_clzll(maxlt ^ pivot) / 8);
+		if (gt < n)
+			lcp[gt] = d + (size_t)(__builtin_clzll(mingt ^ pivot) / 8);
+		for (size_t k = lt + 1; ended && k < gt; k++)
+			lcp[k] = v[k].len;	/* equal stacks (not from a table) */
+		/*
+		 * Recurse into the parts no bigger than half and loop on the
+		 * biggest, so the recursion stays O(log n) deep whatever the
+		 * input.  Equal keys that end here are one stack: sorted.
+		 */
+		struct { struct skey *v; size_t *lcp, n, d; } part[3] = {
+			{ v, lcp, lt, d },
+			{ v + lt, lcp + lt, ended ? 1 : gt - lt, d + 8 },
+			{ v + gt, lcp + gt, n - gt, d },
+		};
+		int big = -1;
+
+		if (part[1].n > 16)
+			part[1].d = common_prefix(part[1].v, part[1].n, d + 8);
+		if (part[1].n > 1)
+			load_keys(part[1].v, part[1].n, part[1].d);
+		for (int k = 0; k < 3; k++)
+			if (part[k].n > n / 2)
+				big = k;
+		for (int k = 0; k < 3; k++)
+			if (k != big)
+				sort_stacks(part[k].v, part[k].lcp, part[k].n,
+					    part[k].d);
+		if (big < 0)
+			return;
+		v = part[big].v;
+		lcp = part[big].lcp;
+		n = part[big].n;
+		d = part[big].d;
+	}
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && (v[j - 1].key != v[j].key
+					     ? v[j - 1].key > v[j].key
+					     : cmp_from(&v[j - 1], &v[j], d) > 0); j--)
+			swap_e(v, j - 1, j);
+	for (size_t i = 1; i < n; i++)	/* all share d bytes */
+		lcp[i] = d + common_len(v[i - 1].p + d, v[i - 1].len - d,
+					v[i].p + d, v[i].len - d);
+}
+
+
+/*
+ * Stable stacks that come out of order are kept as references, not in the
+ * table: sorting them finds equal stacks anyway, so they are summed here,
+ * which saves hashing every stack.  Sorting whenever the references double
+ * keeps memory within twice the distinct stacks (or 64Ki references).
+ */
+static void compact(struct flamegraph *fg)
+{
+	GArray *v = fg->sorted;
+	struct sorted *x = (struct sorted *)(void *)v->data;
+	size_t n = v->len, w = 0;
+	struct skey *k = g_new(struct skey, n);
+	size_t *lcp = g_new(size_t, n);
+
+	for (size_t i = 0; i < n; i++)
+		k[i] = (struct skey){ x[i].p, x[i].len, { .i = i }, 0 };
+	lcp[0] = 0;
+	load_keys(k, n, 0);
+	sort_stacks(k, lcp, n, 0);
+	/*
+	 * Put x in sorted order in place, one cycle of the permutation at a
+	 * time (a second array would cost as many fresh pages as x holds).
+	 */
+	for (size_t j = 0; j < n; j++) {
+		struct sorted t;
+		size_t cur = j;
+
+		if (k[j].i == j)
+			continue;
+		t = x[j];
+		for (;;) {
+			size_t src = k[cur].i;
+
+			k[cur].i = cur;		/* placed */
+			if (src == j) {
+				x[cur] = t;
+				break;
+			}
+			x[cur] = x[src];
+			cur = src;
+		}
+	}
+	/* then sum equal neighbours */
+	for (size_t j = 0; j < n; j++) {
+		if (w && lcp[j] == x[j].len && x[w - 1].len == x[j].len) {
+			x[w - 1].c0 += x[j].c0;
+			x[w - 1].c1 += x[j].c1;
+			continue;
+		}
+		x[w] = x[j];
+		x[w++].lcp = lcp[j];
+	}
+	g_free(k);
+	g_free(lcp);
+	g_array_set_size(v, (guint)w);
+	fg->nsorted = w;
+	fg->compact_at = MAX(2 * w, (size_t)1 << 16);
+}
+
+static int by_seq(const void *a, const void *b)
+{
+	const struct kept *x = a, *y = b;
+
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+int fg_build(struct flamegraph *fg, GError **err)
+{
+	fk_count pos = 0;
+	double timemax, widthpertime;
+
+	g_return_val_if_fail(!fg->built, -1);
+	fg->built = true;
+	fg->sum = fg->total1;
+	if (fg->sum <= 0) {
+		g_set_error_literal(err, FK_ERROR, FK_ERROR_PARSE, "no stack counts found");
+		return -1;
+	}
+	fg->timemax = fg->sum;
+	if (fg->o.total) {
+		if (fg->o.total < fg->sum)
+			fg->total_ignored = true;
+		else
+			fg->timemax = fg->o.total;
+	}
+	timemax = fk_count_to_double(fg->timemax);
+	widthpertime = (fg->o.image_width - 2 * fg->o.xpad) / timemax;
+	fg->min_count = fg->o.minwidth_pct ? timemax * fg->o.minwidth / 100
+					   : fg->o.minwidth / widthpertime;
+
+	fg->open = g_array_new(FALSE, FALSE, sizeof(struct open_frame));
+
+	{
+		/* the root, "all", spans everything */
+		struct span root = { "", 0 };
+		struct open_frame of = { .name = root, .seq = fg->seq++ };
+
+		g_array_append_val(fg->open, of);
+		fg->prev = "";
+		fg->prevlen = 0;
+	}
+	if (fg->runs) {
+		for (guint i = 0; i < fg->runs->len; i++) {
+			struct run *r = &g_array_index(fg->runs, struct run, i);
+
+			merge(fg, r->e->stack, r->e->len, SIZE_MAX, &pos, r->c0,
+			      r->c1);
+		}
+	} else if (fg->sorted) {
+		if (fg->nsorted < fg->sorted->len)
+			compact(fg);
+		for (guint i = 0; i < fg->sorted->len; i++) {
+			struct sorted *x = &g_array_index(fg->sorted, struct sorted, i);
+
+			if (i + 4 < fg->sorted->len)	/* where the flow will read */
+				__builtin_prefetch(x[4].p + x[4].lcp);
+			merge(fg, x->p, x->len, x->lcp, &pos, x->c0, x->c1);
+		}
+	} else {
+		struct skey *v = (struct skey *)(void *)fg->order->data;
+		size_t n = fg->order->len, i = 1;
+
+		/* input that is sorted already (fp-collapse's is) needs no sort */
+		while (i < n && cmp_from(&v[i - 1], &v[i], 0) < 0)
+			i++;
+		/* the sort finds the prefix each stack shares with the one
+		 * before it, which the flow needs */
+		size_t *lcp = NULL;
+
+		if (i < n) {
+			lcp = g_new(size_t, n);
+			lcp[0] = 0;
+			load_keys(v, n, 0);
+			sort_stacks(v, lcp, n, 0);
+		}
+		for (i = 0; i < n; i++) {
+			if (lcp && i + 4 < n)	/* where the flow will read */
+				__builtin_prefetch(v[i + 4].p + lcp[i + 4]);
+			merge(fg, v[i].p, v[i].len, lcp ? lcp[i] : SIZE_MAX, &pos,
+			      v[i].e->count[0], v[i].e->count[1]);
+		}
+		g_free(lcp);
+	}
+	for (uint32_t i = fg->open->len; i-- > 0;)
+		close_frame(fg, i, pos);
+
+	if (fg->nkept > 1)	/* every frame may be too narrow */
+		qsort(fg->kept, fg->nkept, sizeof(struct kept), by_seq);
+	fg->frames = g_array_sized_new(FALSE, FALSE, sizeof(struct fg_frame),
+				       (guint)fg->nkept);
+	for (size_t i = 0; i < fg->nkept; i++) {
+		struct fg_frame f = fg->kept[i].f;
+
+		if (f.depth == 0)
+			f.end = fg->timemax;	/* the root spans --total too */
+		g_array_append_val(fg->frames, f);
+	}
+	g_array_free(fg->open, TRUE);
+	g_free(fg->cur);
+	g_free(fg->kept);
+	fg->open = NULL;
+	fg->cur = NULL;
+	fg->kept = NULL;
+	return 0;
+}
+
+size_t fg_nframes(const struct flamegraph *fg)
+{
+	return fg->frames ? fg->frames->len : 0;
+}
+
+const struct fg_frame *fg_frame(const struct flamegraph *fg, size_t i)
+{
+	return &g_array_index(fg->frames, struct fg_frame, i);
+}
+
+fk_count fg_sum(const struct flamegraph *fg)
+{
+	return fg->sum;
+}
+
+fk_count fg_timemax(const struct flamegraph *fg)
+{
+	return fg->timemax;
+}
+
+bool fg_total_ignored(const struct flamegraph *fg)
+{
+	return fg->total_ignored;
+}
+
+uint32_t fg_depthmax(const struct flamegraph *fg)
+{
+	return fg->depthmax;
+}
+
+bool fg_differential(const struct flamegraph *fg)
+{
+	return fg->differential;
+}
+
+double fg_maxdelta(const struct flamegraph *fg)
+{
+	return fg->maxdelta;
+}

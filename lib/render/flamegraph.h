@@ -1,0 +1,128 @@
+/*
+ * flamegraph.h - the flame graph model: folded stacks in, positioned frames
+ * out, with flamegraph.pl's merging, ordering and pruning.
+ *
+ *	struct fg_opts o = FG_OPTS_INIT;
+ *	struct flamegraph *fg = fg_new(&o);
+ *	fg_add(fg, "main;work", 9, fk_count_from_u64(3), 0, 1);
+ *	fg_add(fg, "main;idle", 9, fk_count_from_u64(1), 0, 1);
+ *	if (fg_build(fg, &err) < 0) ...         // "no stack counts found"
+ *	for (size_t i = 0; i < fg_nframes(fg); i++) {
+ *		const struct fg_frame *f = fg_frame(fg, i);
+ *		// all (4), main (4), idle (1), work (3): root first, then
+ *		// each frame before its children, children left to right
+ *	}
+ *	fg_free(fg);
+ *
+ * Equal stacks are summed and walked in sorted order (the order `sort`
+ * gives flamegraph.pl's input lines), so sibling frames are in name order;
+ * with flamechart they are walked in input order and only neighbouring
+ * equal frames merge.  Sorted input is merged as it comes, with no table
+ * and no sort; once a stack comes out of order, stacks added by reference
+ * (fg_add_ref()) are kept as references and sorted (summing equal ones)
+ * whenever they double, and copied ones go to a fold_table, so memory stays
+ * within about twice the distinct stacks either way.  Each '<' and '>' in a stack becomes '('
+ * and ')' as flamegraph.pl does (scripts that read its SVGs rely on it).
+ *
+ * Frames narrower than the minimum width are dropped while walking, so
+ * memory grows with unique stacks and drawn frames, never with input size
+ * (except with flamechart, which keeps one entry per run of equal lines).
+ * Stacks passed by reference are not copied: frame names point into them.
+ *
+ * With chain, each stack is rewritten as flamegraph.pl does for chain
+ * graphs: the part before the first ";--;" separator gets a "--" frame
+ * after it, and an empty trailing part is dropped.
+ *
+ * Differential input (ncounts 2): frame widths come from the second count;
+ * each frame's delta is the second minus the first count of the stacks that
+ * end at it (flamegraph.pl's rule), and maxdelta the largest |delta| of a
+ * stack (at least 1).
+ */
+#ifndef FOLDKIT_FLAMEGRAPH_H
+#define FOLDKIT_FLAMEGRAPH_H
+
+#include "core/count.h"
+#include "core/skiplog.h"
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct fg_opts {
+	bool reverse;		/* reverse each stack's frames (leaf first) */
+	bool flamechart;	/* keep input order, merge only neighbours */
+	bool chain;		/* --colors=chain: add a "--" frame (see below) */
+	double image_width;	/* pixels */
+	double xpad;		/* left and right margin, pixels */
+	double minwidth;	/* pixels, or percent of the total with _pct */
+	bool minwidth_pct;
+	fk_count total;		/* --total: used if above the sum (0: none) */
+};
+
+#define FG_OPTS_INIT { .image_width = 1200, .xpad = 10, .minwidth = 0.1 }
+
+struct fg_frame {
+	const char *name;	/* not NUL-terminated; owned by the graph */
+	uint32_t len;
+	uint32_t depth;		/* 0 for the root, "all" (name "") */
+	fk_count start, end;	/* position on the count axis */
+	fk_count delta;		/* differential only */
+};
+
+struct flamegraph;
+
+struct flamegraph *fg_new(const struct fg_opts *o);
+void fg_free(struct flamegraph *fg);
+
+/*
+ * Adds one folded line's stack and counts (c1 is ignored unless ncounts is
+ * 2).  The stack is copied.
+ */
+void fg_add(struct flamegraph *fg, const char *stack, size_t len,
+	    fk_count c0, fk_count c1, int ncounts);
+
+/*
+ * Merges the stacks into frames and drops those narrower than the minimum
+ * width.  Returns 0, or -1 with *err set when there are no samples (a
+ * FK_ERROR_PARSE "no stack counts found").  Call once, after every fg_add().
+ */
+/*
+ * Like fg_add(), but keeps stack itself instead of a copy: the caller
+ * guarantees the bytes stay valid and unchanged until fg_free() (frame
+ * names point into them), e.g. a mapped file's (folded_reader_stable()).
+ */
+void fg_add_ref(struct flamegraph *fg, const char *stack, size_t len,
+		fk_count c0, fk_count c1, int ncounts);
+
+/*
+ * Adds every stack of a folded file (NULL or "-": stdin) with fg_add_ref()
+ * when it can be mapped (see folded_reader_open_mapped()), else fg_add();
+ * the graph keeps the mapping until fg_free().  As flamegraph.pl does, all
+ * but one of the blanks before the count stay in the last frame's name.
+ * Lines that are not folded stacks are counted in skips.  Returns 0, or -1
+ * with *err set ("FILE:LINE: ..."); the stacks read before an error stay.
+ */
+int fg_add_file(struct flamegraph *fg, const char *path,
+		struct skip_log *skips, GError **err);
+
+int fg_build(struct flamegraph *fg, GError **err);
+
+/* After fg_build(): the drawn frames, root first, parents before children. */
+size_t fg_nframes(const struct flamegraph *fg);
+const struct fg_frame *fg_frame(const struct flamegraph *fg, size_t i);
+
+/* The sum of the counts drawn (the second counts for differential input). */
+fk_count fg_sum(const struct flamegraph *fg);
+
+/* The width of the count axis: max(sum, --total). */
+fk_count fg_timemax(const struct flamegraph *fg);
+
+/* True when --total was given but below the sum, so it was ignored. */
+bool fg_total_ignored(const struct flamegraph *fg);
+
+uint32_t fg_depthmax(const struct flamegraph *fg);
+bool fg_differential(const struct flamegraph *fg);
+double fg_maxdelta(const struct flamegraph *fg);
+
+#endif

@@ -1,0 +1,801 @@
+#include "transform/stackops.h"
+
+#include "core/error.h"
+
+#include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+/*
+ * memmem() for the short needles of stack matching.  glibc's memmem sets
+ * up a shift table on every call, which costs more than the search on a
+ * line of a few hundred bytes; comparing the needle's first and last bytes
+ * 16 positions at a time and confirming candidates with memcmp() needs no
+ * set-up.
+ */
+static const char *find_bytes(const char *h, size_t hl, const char *n, size_t nl)
+{
+	size_t i = 0;
+
+	if (nl == 0)
+		return h;
+	if (nl > hl)
+		return NULL;
+	if (nl == 1)
+		return memchr(h, n[0], hl);
+#ifdef __SSE2__
+	{
+		const __m128i first = _mm_set1_epi8(n[0]), last = _mm_set1_epi8(n[nl - 1]);
+
+		for (; i + nl - 1 + 16 <= hl; i += 16) {
+			__m128i a = _mm_loadu_si128((const __m128i *)(const void *)(h + i));
+			__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(h + i + nl - 1));
+			unsigned mask = (unsigned)_mm_movemask_epi8(
+				_mm_and_si128(_mm_cmpeq_epi8(a, first), _mm_cmpeq_epi8(b, last)));
+
+			for (; mask; mask &= mask - 1) {
+				size_t at = i + (size_t)__builtin_ctz(mask);
+				if (memcmp(h + at + 1, n + 1, nl - 2) == 0)
+					return h + at;
+			}
+		}
+	}
+#endif
+	for (; i + nl <= hl; i++)
+		if (h[i] == n[0] && memcmp(h + i + 1, n + 1, nl - 1) == 0)
+			return h + i;
+	return NULL;
+}
+
+static inline void frame_vec_push(struct frame_vec *fv, const char *s, size_t len)
+{
+	if (fv->n == fv->cap) {
+		fv->cap = fv->cap ? fv->cap * 2 : 64;
+		fv->v = g_renew(struct frame, fv->v, fv->cap);
+	}
+	fv->v[fv->n].s = s;
+	fv->v[fv->n].len = len;
+	fv->n++;
+}
+
+/* Frames are short (10-30 bytes), so one memchr() call per frame costs
+ * more in calls than in scanning: find every ';' 16 bytes at a time. */
+void frame_vec_split(struct frame_vec *fv, const char *stack, size_t len)
+{
+	size_t start = 0, i = 0;
+
+	fv->n = 0;
+#ifdef __SSE2__
+	{
+		const __m128i semi = _mm_set1_epi8(';');
+
+		for (; i + 16 <= len; i += 16) {
+			unsigned mask = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
+				_mm_loadu_si128((const __m128i *)(const void *)(stack + i)), semi));
+
+			for (; mask; mask &= mask - 1) {
+				size_t at = i + (size_t)__builtin_ctz(mask);
+				frame_vec_push(fv, stack + start, at - start);
+				start = at + 1;
+			}
+		}
+	}
+#endif
+	for (; i < len; i++)
+		if (stack[i] == ';') {
+			frame_vec_push(fv, stack + start, i - start);
+			start = i + 1;
+		}
+	frame_vec_push(fv, stack + start, len - start);
+}
+
+void frame_vec_release(struct frame_vec *fv)
+{
+	g_free(fv->v);
+	fv->v = NULL;
+	fv->n = fv->cap = 0;
+}
+
+/* --- matching ------------------------------------------------------------ */
+
+struct frame_matcher {
+	unsigned flags;
+	char *lit;		/* fixed-string needle (lowercased for ICASE) */
+	size_t litlen;
+	bool at_start, at_end;	/* lit must begin / end the frame */
+	GRegex *re;		/* one frame is the whole subject */
+	GRegex *re_lines;	/* the stack with ';' as '\n'; NULL if unsafe */
+	char *req;		/* a string every match contains, or NULL */
+	size_t reqlen;
+	GString *scratch;
+};
+
+/*
+ * A regex made only of ordinary characters and backslash-escaped
+ * punctuation means a fixed string; returns it unescaped, or NULL.
+ */
+static char *regex_as_literal(const char *p)
+{
+	GString *s = g_string_new(NULL);
+
+	for (; *p; p++) {
+		if (*p == '\\') {
+			if (!g_ascii_ispunct(p[1]))
+				goto no;
+			g_string_append_c(s, *++p);
+		} else if (strchr(".^$|?*+()[]{}", *p)) {
+			goto no;
+		} else {
+			g_string_append_c(s, *p);
+		}
+	}
+	return g_string_free(s, FALSE);
+no:
+	g_string_free(s, TRUE);
+	return NULL;
+}
+
+/*
+ * Searching the whole stack at once, with frames turned into lines, finds
+ * the same frames as testing each frame alone as long as the only
+ * zero-width assertions are ^, $ and \b (which see '\n' as they see the
+ * ends of a frame): a match that consumes a '\n' is detected and retested
+ * frame by frame.  Lookaround, \A \z \Z \G \K, inline options and verbs
+ * could see across frames, so such patterns go frame by frame.
+ */
+static bool lines_safe(const char *p)
+{
+	return !strstr(p, "(?") && !strstr(p, "(*") && !strstr(p, "\\A") &&
+	       !strstr(p, "\\z") && !strstr(p, "\\Z") && !strstr(p, "\\G") &&
+	       !strstr(p, "\\K");
+}
+
+/*
+ * The longest string that every match of regex p must contain, found by a
+ * conservative scan: only literal characters outside groups and classes
+ * count, a quantifier takes back the character before it, and patterns
+ * with alternation, inline options or escapes it does not know give NULL.
+ * A search for it rules out most non-matching stacks and frames far
+ * faster than running the regex.
+ */
+static char *required_literal(const char *p)
+{
+	GString *cur = g_string_new(NULL), *best = g_string_new(NULL);
+	int depth = 0;
+
+	if (strchr(p, '|') || strstr(p, "(?") || strstr(p, "(*"))
+		goto none;
+	for (; *p; p++) {
+		char c = *p;
+
+		if (c == '\\' && g_ascii_ispunct(p[1])) {
+			p++;
+			if (depth == 0) {
+				g_string_append_c(cur, *p);
+				continue;
+			}
+		} else if (c == '\\') {	/* \d \w \s \b are one atom; others vary */
+			if (!p[1] || !strchr("dDwWsSbB", p[1]))
+				goto none;
+			p++;
+		} else if (c == '[') {
+			p++;
+			if (*p == '^')
+				p++;
+			if (*p == ']')
+				p++;
+			for (; *p && *p != ']'; p++) {
+				if (*p == '\\' && p[1])
+					p++;
+				else if (p[0] == '[' && p[1] == ':' && (p = strstr(p + 2, ":]")))
+					p++;
+				if (!p)
+					goto none;
+			}
+			if (!*p)
+				goto none;
+		} else if (c == '(') {
+			depth++;
+		} else if (c == ')') {
+			depth--;
+		} else if (strchr("*?+{", c)) {
+			if (cur->len)
+				g_string_truncate(cur, cur->len - 1);
+			if (c == '{' && strchr(p, '}'))	/* {n,m} is no literal */
+				p = strchr(p, '}');
+		} else if (!strchr(".^$", c) && depth == 0) {
+			g_string_append_c(cur, c);
+			continue;
+		}
+		if (cur->len > best->len)
+			g_string_assign(best, cur->str);
+		g_string_truncate(cur, 0);
+	}
+	if (cur->len > best->len)
+		g_string_assign(best, cur->str);
+	g_string_free(cur, TRUE);
+	if (best->len)
+		return g_string_free(best, FALSE);
+	g_string_free(best, TRUE);
+	return NULL;
+none:
+	g_string_free(cur, TRUE);
+	g_string_free(best, TRUE);
+	return NULL;
+}
+
+static GRegex *compile(const char *pattern, GRegexCompileFlags cf, GError **err)
+{
+	GError *e = NULL;
+	GRegex *re = g_regex_new(pattern, cf, 0, &e);
+
+	if (!re) {
+		/* GLib repeats the pattern: keep only "at char N: REASON" */
+		const char *why = strstr(e->message, " at char ");
+		g_set_error(err, FK_ERROR, FK_ERROR_USAGE, "bad regex '%s': %s",
+			    pattern, why ? why + 1 : e->message);
+		g_error_free(e);
+	}
+	return re;
+}
+
+struct frame_matcher *frame_matcher_new(const char *pattern, unsigned flags,
+					GError **err)
+{
+	struct frame_matcher *m = g_new0(struct frame_matcher, 1);
+	GRegexCompileFlags cf = G_REGEX_RAW | G_REGEX_OPTIMIZE | G_REGEX_NEWLINE_LF;
+	char *lit = NULL;
+
+	m->flags = flags;
+	m->scratch = g_string_new(NULL);
+	if (flags & FRAME_MATCH_FIXED) {
+		lit = g_strdup(pattern);
+	} else {
+		/* "^lit", "lit$", "^lit$": a prefix, suffix or equality test */
+		size_t n = strlen(pattern), bs = 0;
+		char *mid;
+
+		m->at_start = pattern[0] == '^';
+		while (n >= 2 + bs + m->at_start && pattern[n - 2 - bs] == '\\')
+			bs++;		/* backslashes before the last character */
+		m->at_end = n > (size_t)m->at_start && pattern[n - 1] == '$' && bs % 2 == 0;
+		mid = g_strndup(pattern + m->at_start, n - m->at_start - m->at_end);
+		lit = regex_as_literal(mid);
+		g_free(mid);
+	}
+	if (flags & FRAME_MATCH_WHOLE)
+		m->at_start = m->at_end = true;
+	if (lit) {
+		m->litlen = strlen(lit);
+		m->lit = flags & FRAME_MATCH_ICASE ? g_ascii_strdown(lit, -1) : g_strdup(lit);
+		g_free(lit);
+		return m;
+	}
+	m->at_start = m->at_end = false;
+	if (flags & FRAME_MATCH_ICASE)
+		cf |= G_REGEX_CASELESS;
+	/* the pattern alone first, so its errors name the user's pattern */
+	if (!(m->re = compile(pattern, cf, err))) {
+		frame_matcher_free(m);
+		return NULL;
+	}
+	if (flags & FRAME_MATCH_WHOLE) {
+		/* \E ends a \Q left open at the end of the pattern */
+		char *w = g_strdup_printf("\\A(?:%s\\E)\\z", pattern);
+		g_regex_unref(m->re);
+		m->re = compile(w, cf, err);
+		g_free(w);
+		if (!m->re) {
+			frame_matcher_free(m);
+			return NULL;
+		}
+	}
+	if (!(flags & FRAME_MATCH_ICASE) && (m->req = required_literal(pattern)))
+		m->reqlen = strlen(m->req);
+	if (lines_safe(pattern)) {
+		char *w = g_strdup_printf(flags & FRAME_MATCH_WHOLE ? "^(?:%s\\E)$" : "%s",
+					  pattern);
+		m->re_lines = g_regex_new(w, cf | G_REGEX_MULTILINE, 0, NULL);
+		g_free(w);
+	}
+	return m;
+}
+
+void frame_matcher_free(struct frame_matcher *m)
+{
+	if (!m)
+		return;
+	g_free(m->lit);
+	g_free(m->req);
+	if (m->re)
+		g_regex_unref(m->re);
+	if (m->re_lines)
+		g_regex_unref(m->re_lines);
+	g_string_free(m->scratch, TRUE);
+	g_free(m);
+}
+
+static const char *lowered(struct frame_matcher *m, const char *s, size_t len)
+{
+	g_string_set_size(m->scratch, len);
+	for (size_t i = 0; i < len; i++)
+		m->scratch->str[i] = g_ascii_tolower(s[i]);
+	return m->scratch->str;
+}
+
+static bool lit_equal(const struct frame_matcher *m, const char *s)
+{
+	return m->flags & FRAME_MATCH_ICASE ? g_ascii_strncasecmp(s, m->lit, m->litlen) == 0
+					    : memcmp(s, m->lit, m->litlen) == 0;
+}
+
+bool frame_matcher_test(struct frame_matcher *m, const char *s, size_t len)
+{
+	if (m->lit) {
+		if (m->at_start && m->at_end)
+			return len == m->litlen && lit_equal(m, s);
+		if (m->at_start || m->at_end)
+			return len >= m->litlen &&
+			       lit_equal(m, m->at_start ? s : s + len - m->litlen);
+		if (m->flags & FRAME_MATCH_ICASE)
+			s = lowered(m, s, len);
+		return find_bytes(s, len, m->lit, m->litlen) != NULL;
+	}
+	if (m->req && !find_bytes(s, len, m->req, m->reqlen))
+		return false;
+	return g_regex_match_full(m->re, s, (gssize)len, 0, 0, NULL, NULL);
+}
+
+/* The frame of stack[0..len) that contains offset pos (a frame's end
+ * counts as inside it, for empty matches). */
+static void frame_at(const char *stack, size_t len, size_t pos, char sep,
+		     struct frame *f)
+{
+	const char *a = pos ? memrchr(stack, sep, pos) : NULL;
+	const char *b = memchr(stack + pos, sep, len - pos);
+	size_t start = a ? (size_t)(a - stack) + 1 : 0;
+
+	f->s = stack + start;
+	f->len = (b ? (size_t)(b - stack) : len) - start;
+}
+
+static bool find_by_frame(struct frame_matcher *m, const char *stack, size_t len,
+			  struct frame *hit)
+{
+	const char *p = stack, *end = stack + len, *semi;
+
+	for (;;) {
+		semi = memchr(p, ';', (size_t)(end - p));
+		size_t flen = (size_t)((semi ? semi : end) - p);
+		if (frame_matcher_test(m, p, flen)) {
+			hit->s = p;
+			hit->len = flen;
+			return true;
+		}
+		if (!semi)
+			return false;
+		p = semi + 1;
+	}
+}
+
+static bool find_literal(struct frame_matcher *m, const char *stack, size_t len,
+			 struct frame *hit)
+{
+	const char *hay = stack, *p;
+	size_t pos = 0;
+
+	if (m->litlen == 0 || memchr(m->lit, ';', m->litlen))
+		return m->litlen == 0 && find_by_frame(m, stack, len, hit);
+	if (m->flags & FRAME_MATCH_ICASE)
+		hay = lowered(m, stack, len);
+	while (pos < len && (p = find_bytes(hay + pos, len - pos, m->lit, m->litlen))) {
+		size_t off = (size_t)(p - hay), start;
+
+		frame_at(hay, len, off, ';', hit);
+		start = (size_t)(hit->s - hay);
+		if ((!m->at_start || off == start) &&
+		    (!m->at_end || off + m->litlen == start + hit->len)) {
+			hit->s = stack + start;
+			return true;
+		}
+		pos = off + 1;
+	}
+	return false;
+}
+
+bool frame_matcher_find(struct frame_matcher *m, const char *stack, size_t len,
+			struct frame *hit)
+{
+	GMatchInfo *mi = NULL;
+	gint st, en;
+	bool found;
+	char *buf;
+
+	if (m->lit)
+		return find_literal(m, stack, len, hit);
+	if (m->req && !find_bytes(stack, len, m->req, m->reqlen))
+		return false;
+	/* PCRE's multiline ^ does not match after a '\n' that ends the
+	 * subject, so an empty last frame is tested on its own */
+	if (!m->re_lines || (len && stack[len - 1] == ';'))
+		return find_by_frame(m, stack, len, hit);
+
+	g_string_set_size(m->scratch, len);
+	buf = m->scratch->str;
+	for (size_t i = 0; i < len; i++)
+		buf[i] = stack[i] == ';' ? '\n' : stack[i];
+	found = g_regex_match_full(m->re_lines, buf, (gssize)len, 0, 0, &mi, NULL) &&
+		g_match_info_fetch_pos(mi, 0, &st, &en);
+	g_match_info_free(mi);
+	if (!found)
+		return false;
+	if (memchr(buf + st, '\n', (size_t)(en - st)))
+		return find_by_frame(m, stack, len, hit);	/* spans frames */
+	frame_at(buf, len, (size_t)st, '\n', hit);
+	hit->s = stack + (hit->s - buf);
+	return true;
+}
+
+/* --- kfold --------------------------------------------------------------- */
+
+static bool ends_with(const char *s, size_t len, const char *suf, size_t n)
+{
+	return len >= n && memcmp(s + len - n, suf, n) == 0;
+}
+
+static bool equals(const char *s, size_t len, const char *lit)
+{
+	return strlen(lit) == len && memcmp(s, lit, len) == 0;
+}
+
+/* "[DSO <ADDRESS>]", as fp-collapse --addrs names an unknown symbol */
+static bool is_addr_placeholder(const char *s, size_t len, const char *prefix,
+				size_t n)
+{
+	return len > n + 2 && memcmp(s, prefix, n) == 0 && ends_with(s, len, ">]", 2);
+}
+
+bool frame_is_kernel_placeholder(const char *s, size_t len)
+{
+	if (len < 8 || s[0] != '[')	/* most frames: a name */
+		return false;
+	if (ends_with(s, len, "_[k]", 4))
+		len -= 4;
+	return equals(s, len, "[[kernel.kallsyms]]") ||
+	       equals(s, len, "[kernel.kallsyms]") || equals(s, len, "[kernel]") ||
+	       is_addr_placeholder(s, len, "[[kernel.kallsyms] <", 20);
+}
+
+bool frame_is_kernel(const char *s, size_t len)
+{
+	return ends_with(s, len, "_[k]", 4) || frame_is_kernel_placeholder(s, len);
+}
+
+enum kclass { K_KEEP, K_DROP, K_NAMED_KERNEL, K_NAME };
+
+struct kfolder {
+	struct kfold_opts o;
+	struct frame_matcher **rm;
+	char **rname;
+	struct frame_vec fv;
+	GString *out;
+};
+
+struct kfolder *kfolder_new(const struct kfold_opts *o, GError **err)
+{
+	struct kfolder *k = g_new0(struct kfolder, 1);
+
+	k->o = *o;
+	k->o.rules = NULL;
+	k->rm = g_new0(struct frame_matcher *, o->nrules + 1);
+	k->rname = g_new0(char *, o->nrules + 1);
+	k->out = g_string_new(NULL);
+	for (size_t i = 0; i < o->nrules; i++) {
+		const char *nm = o->rules[i].name;
+		size_t nl = nm ? strlen(nm) : 0;
+
+		/* a line break would split the output line; a trailing blank
+		 * is dropped when the output is read back (found by fuzz/kfold) */
+		if (nl == 0 || strpbrk(nm, ";\n") || nm[nl - 1] == ' ' || nm[nl - 1] == '\t') {
+			g_set_error(err, FK_ERROR, FK_ERROR_USAGE,
+				    "bad name '%s' for '%s': it must be non-empty, without ';', "
+				    "a line break or a trailing blank",
+				    o->rules[i].name ? o->rules[i].name : "",
+				    o->rules[i].regex);
+			kfolder_free(k);
+			return NULL;
+		}
+		k->rname[i] = g_strdup(o->rules[i].name);
+		k->o.nrules = i + 1;
+		if (!(k->rm[i] = frame_matcher_new(o->rules[i].regex, 0, err))) {
+			kfolder_free(k);
+			return NULL;
+		}
+	}
+	return k;
+}
+
+void kfolder_free(struct kfolder *k)
+{
+	if (!k)
+		return;
+	for (size_t i = 0; i < k->o.nrules; i++) {
+		frame_matcher_free(k->rm[i]);
+		g_free(k->rname[i]);
+	}
+	g_free(k->rm);
+	g_free(k->rname);
+	frame_vec_release(&k->fv);
+	g_string_free(k->out, TRUE);
+	g_free(k);
+}
+
+/* Could any frame of the stack be folded or dropped?  Cheap substring
+ * tests, so that the usual stack is passed through without being split. */
+static bool kfold_candidate(struct kfolder *k, const char *s, size_t len)
+{
+	struct frame hit;
+	bool kern = k->o.kernel || k->o.drop_kernel;
+
+	if (kern && find_bytes(s, len, "_[k]", 4))
+		return true;
+	if ((k->o.placeholders || kern) && find_bytes(s, len, "[kernel", 7))
+		return true;
+	if (k->o.unknown && find_bytes(s, len, "[unknown", 8))
+		return true;
+	for (size_t i = 0; i < k->o.nrules; i++)
+		if (frame_matcher_find(k->rm[i], s, len, &hit))
+			return true;
+	return false;
+}
+
+static enum kclass classify(struct kfolder *k, const struct frame *f,
+			    const char **name)
+{
+	for (size_t i = 0; i < k->o.nrules; i++)
+		if (frame_matcher_test(k->rm[i], f->s, f->len)) {
+			*name = k->rname[i];
+			return K_NAME;
+		}
+	*name = "[kernel]";
+	if (k->o.drop_kernel && frame_is_kernel(f->s, f->len))
+		return K_DROP;
+	if (k->o.kernel && frame_is_kernel(f->s, f->len))
+		return frame_is_kernel_placeholder(f->s, f->len) ? K_NAME : K_NAMED_KERNEL;
+	if (k->o.placeholders && frame_is_kernel_placeholder(f->s, f->len))
+		return K_NAME;
+	*name = "[unknown]";
+	if (k->o.unknown && (equals(f->s, f->len, "[unknown]") ||
+			     is_addr_placeholder(f->s, f->len, "[unknown <", 10)))
+		return K_NAME;
+	return K_KEEP;
+}
+
+/* True if s[0..len) is only blanks: readers trim a stack's final blanks,
+ * so such a result would be read as no stack at all (found by fuzz/kfold). */
+static bool all_blank(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (s[i] != ' ' && s[i] != '\t')
+			return false;
+	return true;
+}
+
+/*
+ * Appends a frame; *n counts them, so that empty frames keep their place.
+ * Writes into the GString's buffer directly: g_string_append_len() is a
+ * general insertion, and this runs for every frame of a changed stack.
+ */
+static inline void put(GString *out, size_t *n, const char *s, size_t len)
+{
+	size_t at = out->len;
+	char *p;
+
+	if (at + len + 2 > out->allocated_len) {
+		g_string_set_size(out, (at + len + 2) * 2);
+		g_string_truncate(out, at);
+	}
+	p = out->str + at;
+	if ((*n)++)
+		*p++ = ';';
+	memcpy(p, s, len);
+	p += len;
+	*p = '\0';
+	out->len = (size_t)(p - out->str);
+}
+
+const char *kfolder_apply(struct kfolder *k, const char *stack, size_t len,
+			  size_t *outlen)
+{
+	const char *run = NULL;	/* the name of the run being folded */
+	bool entry_only = false;	/* run printed as its entry frame so far */
+	size_t n = 0;
+
+	*outlen = len;
+	if (!kfold_candidate(k, stack, len))
+		return stack;
+	frame_vec_split(&k->fv, stack, len);
+	g_string_truncate(k->out, 0);
+	for (size_t i = 0; i < k->fv.n; i++) {
+		const struct frame *f = &k->fv.v[i];
+		const char *name;
+		enum kclass c = classify(k, f, &name);
+
+		if (c == K_DROP)
+			continue;	/* runs join across dropped frames */
+		if (c == K_KEEP) {
+			put(k->out, &n, f->s, f->len);
+			run = NULL;
+			continue;
+		}
+		if (run && (run == name || strcmp(run, name) == 0)) {
+			if (entry_only)
+				put(k->out, &n, name, strlen(name));
+			entry_only = false;
+			continue;
+		}
+		run = name;
+		entry_only = c == K_NAMED_KERNEL && k->o.keep_entry;
+		if (entry_only)
+			put(k->out, &n, f->s, f->len);
+		else
+			put(k->out, &n, name, strlen(name));
+	}
+	if (all_blank(k->out->str, k->out->len))
+		g_string_assign(k->out, "[kernel]");
+	if (k->out->len == len && memcmp(k->out->str, stack, len) == 0)
+		return stack;
+	*outlen = k->out->len;
+	return k->out->str;
+}
+
+/* --- fgrep-stacks -------------------------------------------------------- */
+
+struct stack_filter {
+	enum stack_where where;
+	enum stack_view view;
+	bool invert;
+	struct frame_matcher *m;
+	struct frame_matcher **ex;
+	size_t nex;
+	struct frame_vec fv;
+	GString *out;
+};
+
+struct stack_filter *stack_filter_new(const struct stack_filter_opts *o,
+				      GError **err)
+{
+	struct stack_filter *f = g_new0(struct stack_filter, 1);
+
+	f->where = o->where;
+	f->view = o->view;
+	f->invert = o->invert;
+	f->out = g_string_new(NULL);
+	f->ex = g_new0(struct frame_matcher *, o->nexclude + 1);
+	if (o->pattern && !(f->m = frame_matcher_new(o->pattern, o->flags, err)))
+		goto fail;
+	for (size_t i = 0; i < o->nexclude; i++, f->nex++)
+		if (!(f->ex[i] = frame_matcher_new(o->exclude[i], 0, err)))
+			goto fail;
+	return f;
+fail:
+	stack_filter_free(f);
+	return NULL;
+}
+
+void stack_filter_free(struct stack_filter *f)
+{
+	if (!f)
+		return;
+	frame_matcher_free(f->m);
+	for (size_t i = 0; i < f->nex; i++)
+		frame_matcher_free(f->ex[i]);
+	g_free(f->ex);
+	frame_vec_release(&f->fv);
+	g_string_free(f->out, TRUE);
+	g_free(f);
+}
+
+static bool excluded(struct stack_filter *f, const struct frame *fr)
+{
+	for (size_t i = 0; i < f->nex; i++)
+		if (frame_matcher_test(f->ex[i], fr->s, fr->len))
+			return true;
+	return false;
+}
+
+/* Removes excluded frames; returns the stack to match against. */
+static const char *exclude_frames(struct stack_filter *f, const char *s,
+				  size_t *len)
+{
+	struct frame hit;
+	size_t i, n = 0;
+
+	for (i = 0; i < f->nex; i++)
+		if (frame_matcher_find(f->ex[i], s, *len, &hit))
+			break;
+	if (i == f->nex)
+		return s;
+	frame_vec_split(&f->fv, s, *len);
+	g_string_truncate(f->out, 0);
+	for (i = 0; i < f->fv.n; i++)
+		if (!excluded(f, &f->fv.v[i]))
+			put(f->out, &n, f->fv.v[i].s, f->fv.v[i].len);
+	if (all_blank(f->out->str, f->out->len))
+		g_string_assign(f->out, "[excluded]");
+	*len = f->out->len;
+	return f->out->str;
+}
+
+bool stack_filter_apply(struct stack_filter *f, const char *stack, size_t len,
+			const char **out, size_t *outlen)
+{
+	struct frame hit = { stack, len };
+	const char *s = exclude_frames(f, stack, &len), *p;
+	bool match = true;
+
+	if (f->m) {
+		switch (f->where) {
+		case STACK_ANY:
+			match = frame_matcher_find(f->m, s, len, &hit);
+			break;
+		case STACK_LEAF:
+			p = memrchr(s, ';', len);
+			hit.s = p ? p + 1 : s;
+			hit.len = len - (size_t)(hit.s - s);
+			match = frame_matcher_test(f->m, hit.s, hit.len);
+			break;
+		case STACK_ROOT:
+			p = memchr(s, ';', len);
+			hit.s = s;
+			hit.len = p ? (size_t)(p - s) : len;
+			match = frame_matcher_test(f->m, hit.s, hit.len);
+			break;
+		}
+	}
+	*out = s;
+	*outlen = len;
+	if (f->invert)
+		return !match;
+	if (!match || !f->m)
+		return match;
+	if (f->view == VIEW_FOCUS) {
+		*out = hit.s;
+		*outlen = len - (size_t)(hit.s - s);
+	} else if (f->view == VIEW_CALLERS) {
+		*outlen = (size_t)(hit.s - s) + hit.len;
+	}
+	if (all_blank(*out, *outlen)) {	/* cut at an empty frame: not a stack */
+		*out = "[empty]";
+		*outlen = 7;
+	}
+	return true;
+}
+
+/* --- fold-diff ----------------------------------------------------------- */
+
+const char *stack_strip_hex(const char *stack, size_t len, GString *buf,
+			    size_t *outlen)
+{
+	const char *p = find_bytes(stack, len, "0x", 2), *end = stack + len;
+
+	*outlen = len;
+	while (p && !(p + 2 < end && g_ascii_isxdigit(p[2])))
+		p = find_bytes(p + 1, (size_t)(end - p - 1), "0x", 2);
+	if (!p)
+		return stack;
+	g_string_truncate(buf, 0);
+	g_string_append_len(buf, stack, p - stack);
+	while (p < end) {
+		if (p[0] == '0' && p + 2 < end && p[1] == 'x' && g_ascii_isxdigit(p[2])) {
+			g_string_append_len(buf, "0x...", 5);
+			for (p += 2; p < end && g_ascii_isxdigit(*p); p++)
+				;
+		} else {
+			g_string_append_c(buf, *p++);
+		}
+	}
+	*outlen = buf->len;
+	return buf->str;
+}
