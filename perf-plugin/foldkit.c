@@ -6,10 +6,11 @@
  * See docs/foldkit-dlfilter.1.
  */
 #include "collapse/collapse.h"
-#include "frames.h"
 #include "collapse/inline.h"
-#include "options.h"
+#include "core/textesc.h"
+#include "frames.h"
 #include "offcpu.h"
+#include "options.h"
 #include "profiles.h"
 
 #include <perf/perf_dlfilter.h>
@@ -44,16 +45,22 @@ struct state {
 };
 
 static void warn(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
+/* names in messages come from the profiled programs: see core/textesc.h */
 static void warn(const char *fmt, ...)
 {
 	va_list ap;
+	char *msg;
+	GString *line = g_string_new(NAME ": ");
 
-	fflush(stdout);
-	fputs(NAME ": ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	msg = g_strdup_vprintf(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fk_text_escape(line, msg, strlen(msg), 0);
+	g_string_append_c(line, '\n');
+	fflush(stdout);
+	fputs(line->str, stderr);
+	g_string_free(line, TRUE);
+	g_free(msg);
 }
 
 const char *filter_description(const char **long_description)

@@ -1,5 +1,7 @@
 #include "tool.h"
 
+#include "core/textesc.h"
+
 #include <errno.h>
 #include <locale.h>
 #include <stdarg.h>
@@ -28,12 +30,23 @@ const char *tool_name(void)
 	return name;
 }
 
+/*
+ * Messages quote names the profiled programs chose (processes, frames,
+ * events, file names): control characters in them are escaped, so that no
+ * input can drive the user's terminal or forge a line of output.
+ */
 static void vwarn(const char *fmt, va_list ap)
 {
+	char *msg = g_strdup_vprintf(fmt, ap);
+	GString *line = g_string_new(name);
+
+	g_string_append(line, ": ");
+	fk_text_escape(line, msg, strlen(msg), 0);
+	g_string_append_c(line, '\n');
 	fflush(stdout);
-	fprintf(stderr, "%s: ", name);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	fputs(line->str, stderr);
+	g_string_free(line, TRUE);
+	g_free(msg);
 }
 
 void tool_warn(const char *fmt, ...)

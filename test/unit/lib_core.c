@@ -7,6 +7,7 @@
 #include "core/foldtable.h"
 #include "core/linereader.h"
 #include "core/strmap.h"
+#include "core/textesc.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -197,6 +198,30 @@ static void test_strmap(void)
 	strmap_free(m);
 }
 
+static void esc(const char *in, size_t len, unsigned flags, const char *want)
+{
+	char *got = fk_text_escape_dup(in, len, flags);
+
+	CHECK_STR(got, want);
+	CHECK(fk_text_is_safe(in, len, flags) == (strlen(want) == len && memcmp(in, want, len) == 0));
+	g_free(got);
+}
+
+static void test_textesc(void)
+{
+	esc("plain name", 10, 0, "plain name");
+	esc("a\033[2Jb", 6, 0, "a\\x1b[2Jb");			/* clear screen */
+	esc("a\\x1b", 5, 0, "a\\x1b");				/* text that looks escaped */
+	esc("a\\x1b", 5, FK_ESC_BACKSLASH, "a\\\\x1b");
+	esc("tab\there\n", 9, 0, "tab\\x09here\\x0a");
+	esc("del\x7f", 4, 0, "del\\x7f");
+	esc("nul\0x", 5, 0, "nul\\x00x");
+	esc("caf\xc3\xa9", 5, 0, "caf\xc3\xa9");		/* printable UTF-8 kept */
+	esc("\xe2\x82\xac", 3, 0, "\xe2\x82\xac");
+	esc("\xc2\x9b" "31m", 5, 0, "\\xc2\\x9b31m");		/* C1 CSI in UTF-8 */
+	esc("bad\xff\xc3", 5, 0, "bad\\xff\\xc3");		/* invalid, and cut */
+}
+
 int main(void)
 {
 	test_counts();
@@ -204,5 +229,6 @@ int main(void)
 	test_table();
 	test_reader();
 	test_strmap();
+	test_textesc();
 	return CHECK_DONE();
 }
