@@ -162,6 +162,21 @@ int tool_read_folded(char **paths, int n, struct skip_log *skips,
 	return status;
 }
 
+int tool_read_inputs(char **paths, int n, tool_input_fn fn, void *data)
+{
+	int status = FK_EXIT_OK;
+
+	for (int i = 0; i < n || i == 0; i++) {
+		GError *err = NULL;
+
+		if (fn(i < n ? paths[i] : "-", data, &err) < 0) {
+			tool_warn_error(err);
+			status = FK_EXIT_FAILURE;
+		}
+	}
+	return status;
+}
+
 int tool_finish(int status)
 {
 	if (fflush(stdout) != 0 || ferror(stdout)) {

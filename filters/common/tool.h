@@ -72,6 +72,15 @@ int tool_read_folded(char **paths, int n, struct skip_log *skips,
 		     tool_folded_fn fn, void *data, GPtrArray **inputs);
 
 /*
+ * The input loop of the collapsers: calls fn for paths[0..n) in order
+ * (standard input when n is 0; "-" is standard input).  fn returns 0, or
+ * -1 with *err set; the error is reported and the other files are still
+ * read.  Returns FK_EXIT_FAILURE if any failed, else FK_EXIT_OK.
+ */
+typedef int (*tool_input_fn)(const char *path, void *data, GError **err);
+int tool_read_inputs(char **paths, int n, tool_input_fn fn, void *data);
+
+/*
  * Adds stack s[0..n) with fl's counts to t: by reference when s is the
  * line's own text from a mapped file (no copy), else copied.
  */

@@ -253,3 +253,101 @@ void frame_name_append(GString *out, const struct frame_name_opts *o,
 		first = false;
 	}
 }
+
+/* One part of a text frame; the rules of frame_name_append_text(). */
+static void append_text_part(GString *out, const char *p, size_t n,
+			     unsigned flags, bool inlined)
+{
+	size_t from = out->len, cut;
+	char *s;
+
+	g_string_append_len(out, p, (gssize)n);
+	s = out->str + from;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == ';')
+			s[i] = ':';
+		else if (s[i] == '\n' || (i == 0 && from == 0 && s[i] == '#') ||
+			 ((flags & FRAME_TEXT_PROCESS) &&
+			  (s[i] == ' ' || s[i] == '\t' || s[i] == '\r')))
+			s[i] = '_';
+	if (flags & (FRAME_TEXT_ARGS | FRAME_TEXT_SCOPED_ARGS)) {
+		cut = frame_name_cut_args(s, n);
+		/* stackcollapse.pl cuts only C++ names: "::" before the list */
+		if (!(flags & FRAME_TEXT_ARGS) && !g_strstr_len(s, (gssize)cut, "::"))
+			cut = n;
+		n = cut;
+	}
+	if ((flags & FRAME_TEXT_JAVA) && n && s[0] == 'L' && memchr(s, '/', n)) {
+		memmove(s, s + 1, n - 1);
+		n--;
+	}
+	g_string_truncate(out, from + n);
+	if (n == 0)
+		g_string_append_c(out, '-');
+	if (inlined)
+		g_string_append(out, "_[i]");
+}
+
+void frame_name_append_text(GString *out, const char *s, size_t n,
+			    unsigned flags)
+{
+	const char *end = s + n, *p = s;
+	bool first = true;
+
+	for (;;) {
+		const char *arrow = NULL;
+
+		if (flags & FRAME_TEXT_ARROWS) {
+			arrow = p;
+			while ((arrow = g_strstr_len(arrow, (gssize)(end - arrow), "->")) &&
+			       arrow - s >= 8 && memcmp(arrow - 8, "operator", 8) == 0)
+				arrow += 2;
+		}
+		if (!first)
+			g_string_append_c(out, ';');
+		append_text_part(out, p, (size_t)((arrow ? arrow : end) - p), flags, !first);
+		if (!arrow)
+			return;
+		p = arrow + 2;
+		first = false;
+	}
+}
+
+static bool is_hex(char c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* Where a final "0x<hex>" in s[0..e) starts, or SIZE_MAX. */
+static size_t hex_number_start(const char *s, size_t e)
+{
+	size_t i = e;
+
+	while (i > 0 && is_hex(s[i - 1]))
+		i--;
+	if (i == e || i < 2 || s[i - 2] != '0' || (s[i - 1] != 'x' && s[i - 1] != 'X'))
+		return SIZE_MAX;
+	return i - 2;
+}
+
+size_t frame_text_offset(const char *s, size_t e, bool decimal, bool *sized)
+{
+	size_t i;
+
+	*sized = false;
+	if (decimal) {
+		for (i = e; i > 0 && is_digit(s[i - 1]); i--)
+			;
+		return i < e && i > 0 && s[i - 1] == '+' ? i - 1 : SIZE_MAX;
+	}
+	if ((i = hex_number_start(s, e)) == SIZE_MAX)
+		return SIZE_MAX;
+	if (i > 0 && s[i - 1] == '/') {
+		size_t j = hex_number_start(s, i - 1);
+		if (j != SIZE_MAX) {
+			*sized = true;
+			i = j;
+		}
+	}
+	return i > 0 && s[i - 1] == '+' ? i - 1 : SIZE_MAX;
+}

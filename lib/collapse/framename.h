@@ -60,4 +60,43 @@ bool frame_dso_is_kernel(const char *dso, size_t len);
 /* True for JIT symbol maps: "/tmp/perf-123.map", "jitted-123-4.so". */
 bool frame_dso_is_jit(const char *dso, size_t len);
 
+/*
+ * Frames that are only text: DTrace's "libc.so.1`malloc", SystemTap's
+ * symbol, bpftrace's "vfs_read": no address or DSO column, so rules 2, 5
+ * and 6 do not apply.  The profiler's own syntax (offsets, addresses,
+ * modules) is the parser's to remove; frame_name_append_text() then
+ * applies the naming rules flags choose, always replacing ';' with ':', a
+ * line break with '_' and a '#' that would start the folded line (making it
+ * a comment) with '_', and appending "-" for an empty name, so that the
+ * folded line keeps one frame per name.
+ *
+ *	frame_name_append_text(out, "mysqld`do_command(THD*)", 23,
+ *			       FRAME_TEXT_SCOPED_ARGS);   // unchanged: no "::"
+ *	frame_name_append_text(out, "a`ns::f(int)", 12,
+ *			       FRAME_TEXT_SCOPED_ARGS);   // "a`ns::f"
+ *	frame_name_append_text(out, "foo->bar", 8, FRAME_TEXT_ARROWS);
+ *						       // "foo;bar_[i]"
+ */
+enum frame_text_flags {
+	FRAME_TEXT_ARROWS = 1,		/* "a->b" is an inline chain (rule 1;
+					   "operator->" is one name) */
+	FRAME_TEXT_ARGS = 2,		/* cut the argument list (rule 3) */
+	FRAME_TEXT_SCOPED_ARGS = 4,	/* ... only when "::" comes before it */
+	FRAME_TEXT_JAVA = 8,		/* rule 4 whatever the process */
+	FRAME_TEXT_PROCESS = 16,	/* a process name, as collapse.h makes
+					   it: blanks become '_'
+					   ("my worker 1" -> "my_worker_1") */
+};
+
+void frame_name_append_text(GString *out, const char *s, size_t n,
+			    unsigned flags);
+
+/*
+ * Where a final offset in s[0..e) starts: "+0x1a6" (DTrace), "+0x5/0x2f"
+ * (the kernel's %pS, SystemTap; *sized is then true), or with decimal
+ * true "+142" (bpftrace).  Returns SIZE_MAX when s[0..e) does not end in
+ * one.
+ */
+size_t frame_text_offset(const char *s, size_t e, bool decimal, bool *sized);
+
 #endif

@@ -34,6 +34,7 @@ struct resolver {
 	struct inline_resolver pub;	/* first: inline_resolver_free() casts */
 	GHashTable *dsos;	/* path (owned) -> struct dso_entry * (owned) */
 	GHashTable *results;	/* struct addr_key * (owned) -> char * or NULL */
+	GHashTable *symbols;	/* the same, for inline_resolver_symbol() */
 	GString *path;		/* the last frame's DSO, NUL-terminated */
 	struct dso_entry *last;	/* its entry, or NULL */
 	GString *chain;		/* scratch: the names being built */
@@ -411,6 +412,7 @@ struct inline_resolver *inline_resolver_new(bool context)
 	r->pub = (struct inline_resolver){ .resolve = resolve, .self = r, .context = context };
 	r->dsos = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, dso_entry_free);
 	r->results = g_hash_table_new_full(addr_key_hash, addr_key_equal, g_free, g_free);
+	r->symbols = g_hash_table_new_full(addr_key_hash, addr_key_equal, g_free, g_free);
 	r->path = g_string_new(NULL);
 	r->chain = g_string_new(NULL);
 	return &r->pub;
@@ -424,8 +426,55 @@ void inline_resolver_free(struct inline_resolver *ir)
 		return;
 	/* results' keys point at dso entries: drop them first */
 	g_hash_table_destroy(r->results);
+	g_hash_table_destroy(r->symbols);
 	g_hash_table_destroy(r->dsos);
 	g_string_free(r->path, TRUE);
 	g_string_free(r->chain, TRUE);
 	g_free(r);
+}
+
+/*
+ * The entry and address for frame f, as resolve() finds them; NULL when
+ * the frame names no usable ELF file.
+ */
+static struct dso_entry *frame_dso(struct resolver *r, const struct perf_frame *f,
+				   uint64_t *pc)
+{
+	struct dso_entry *d = r->last;
+
+	if (f->dso.len == 0 || !parse_pc(&f->pc, pc))
+		return NULL;
+	if (!d || r->path->len != f->dso.len || memcmp(r->path->str, f->dso.s, f->dso.len)) {
+		g_string_truncate(r->path, 0);
+		g_string_append_len(r->path, f->dso.s, (gssize)f->dso.len);
+		r->last = NULL;
+		if (memchr(f->dso.s, '\0', f->dso.len))
+			return NULL;
+		r->last = d = dso_get(r, r->path->str);
+	}
+	return d->mod ? d : NULL;
+}
+
+const char *inline_resolver_symbol(struct inline_resolver *ir,
+				   const struct perf_frame *f)
+{
+	struct resolver *r = (struct resolver *)ir;
+	struct dso_entry *d;
+	struct addr_key k;
+	gpointer value;
+	uint64_t pc;
+
+	if (!(d = frame_dso(r, f, &pc)))
+		return NULL;
+	k = (struct addr_key){ d, pc };
+	if (!g_hash_table_lookup_extended(r->symbols, &k, NULL, &value)) {
+		const char *name = dwfl_module_addrname(d->mod, file_to_vaddr(d, pc));
+		GString *s = g_string_new(NULL);
+
+		if (name && *name)
+			append_name(s, name);
+		value = s->len ? g_string_free(s, FALSE) : (g_string_free(s, TRUE), NULL);
+		g_hash_table_insert(r->symbols, g_memdup2(&k, sizeof(k)), value);
+	}
+	return value;
 }

@@ -46,4 +46,16 @@
 struct inline_resolver *inline_resolver_new(bool context);
 void inline_resolver_free(struct inline_resolver *ir);
 
+/*
+ * The function at frame f's address (f->dso, and f->pc as perf prints it:
+ * the file offset in hex) from the file's symbol table (.symtab, else
+ * .dynsym, or a separate debug file's), demangled with its argument list
+ * as perf prints symbols: "ns::work(int)".  NULL when the file or the
+ * symbol is unknown, as for resolve().  Cached per (file, address); the
+ * string is owned by ir and lives until inline_resolver_free().  This is
+ * how gperf-collapse names frames without --inline.
+ */
+const char *inline_resolver_symbol(struct inline_resolver *ir,
+				   const struct perf_frame *f);
+
 #endif

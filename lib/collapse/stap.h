@@ -1,0 +1,38 @@
+/*
+ * stap.h - SystemTap's frame names, for stackrecords.h: what stap-collapse
+ * and stackcollapse-stap.pl make of print_stack(), print_ustack() and
+ * print_ubacktrace() lines, each stack followed by a printf of its count.
+ *
+ *	struct stack_records_opts o = { 0 };
+ *	stack_records_collapse(path, &o, skips, cache, stap_frame_name, &err);
+ *
+ *	"0x3880ef2877 : socket+0x7/0x30 [/usr/lib64/libc-2.15.so]" -> "socket"
+ *	" 0xffffffff8119d340 : pipe_write+0x3c0/0x540 [kernel]"    -> "pipe_write"
+ *	"0x4d24ab : Perl_runops_standard+0x17/0x40 [perl] (inexact)"
+ *	                                            -> "Perl_runops_standard"
+ *	"0x41e1a9 [/opt/perl/bin/perl+0x1e1a9/0x20000]"  (no symbol)
+ *	                                            -> "0x41e1a9 [/opt/perl/bin/perl"
+ *	"0x41e1a9"                                  -> unchanged
+ *	"Test::Nginx::Util::run_test"               -> unchanged (a script's
+ *	                                               own backtrace lines)
+ *
+ * The name is the text after "ADDRESS : ", less " (inexact)", the
+ * " [module]" and the "+0xOFF/0xSIZE" offset; a frame without a symbol
+ * keeps its address and module, as stackcollapse-stap.pl prints it.  That
+ * script removes everything from the last '+', which mangles frames of
+ * libraries with a '+' in their path (libstdc++: "foo+0x1/0x2
+ * [/usr/lib/libstdc+"); these rules remove only an offset.  ';' becomes
+ * ':' (the script leaves it, splitting the frame in two); nothing else is
+ * changed: SystemTap prints symbol table names, not argument lists.
+ */
+#ifndef FOLDKIT_STAP_H
+#define FOLDKIT_STAP_H
+
+#include "collapse/stackrecords.h"
+
+#include <glib.h>
+
+/* A stack_frame_fn: appends the name of SystemTap frame s[0..n) to out. */
+void stap_frame_name(GString *out, const char *s, size_t n);
+
+#endif
