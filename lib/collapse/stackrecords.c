@@ -80,6 +80,62 @@ static void skip(struct stack_records *r, uint64_t line, const char *reason)
 		skip_log_add(r->skips, line_reader_name(r->lr), line, reason);
 }
 
+/*
+ * DTrace's own header lines: "CPU     ID                    FUNCTION:NAME",
+ * the probes that fired ("  0  64091                        :tick-60s "),
+ * and its "dtrace: description ... matched 2 probes" when stderr was kept.
+ */
+static bool dtrace_header_line(const char *s, size_t n)
+{
+	size_t i = 0, k;
+
+	while (n && is_blank(s[n - 1]))
+		n--;
+	if (n >= 8 && memcmp(s, "dtrace: ", 8) == 0)
+		return true;
+	if (n >= 16 && memcmp(s, "CPU", 3) == 0 && is_blank(s[3]) &&
+	    memcmp(s + n - 13, "FUNCTION:NAME", 13) == 0)
+		return true;
+	for (int field = 0; field < 2; field++) {	/* CPU, then ID */
+		while (i < n && is_blank(s[i]))
+			i++;
+		for (k = i; i < n && g_ascii_isdigit(s[i]); i++)
+			;
+		if (i == k || i == n || !is_blank(s[i]))
+			return false;
+	}
+	while (i < n && is_blank(s[i]))
+		i++;
+	k = i;
+	while (i < n && !is_blank(s[i]))
+		i++;
+	return i == n && memchr(s + k, ':', n - k) != NULL;
+}
+
+/*
+ * The first block held no count: it was a header.  DTrace's header is
+ * skipped silently (as stackcollapse.pl skips it); any other line is
+ * counted, so that text mistaken for a header is not lost unseen.
+ */
+static void skip_header(struct stack_records *r, const char *end)
+{
+	const char *p = line_reader_pinned(r->lr);
+	uint64_t no = r->first_line;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *e = nl ? nl : end;
+		size_t n = (size_t)(e - p);
+
+		if (n && p[n - 1] == '\r')
+			n--;
+		if (!dtrace_header_line(p, n))
+			skip(r, no, "line before the first stack");
+		no++;
+		p = nl ? nl + 1 : end;
+	}
+}
+
 static void end_record(struct stack_records *r)
 {
 	r->in_record = false;
@@ -106,8 +162,10 @@ int stack_records_next(struct stack_records *r, struct stack_record *rec,
 			return -1;
 		}
 		if (k == BLANK) {
-			if (r->header_pending && r->in_record)
-				end_record(r);	/* it was the header */
+			if (r->header_pending && r->in_record) {
+				skip_header(r, line.s);
+				end_record(r);
+			}
 			r->header_pending = false;
 			continue;
 		}
@@ -142,7 +200,9 @@ int stack_records_next(struct stack_records *r, struct stack_record *rec,
 		rec->lineno = r->first_line;
 		return 1;	/* stays pinned until the next call */
 	}
-	if (rc == 0 && r->in_record && !r->header_pending)
+	if (rc == 0 && r->in_record && r->header_pending)
+		skip_header(r, line_reader_cursor(r->lr));
+	else if (rc == 0 && r->in_record)
 		skip(r, r->first_line, "stack without a count at the end of the input");
 	if (r->in_record)
 		end_record(r);
