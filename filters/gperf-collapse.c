@@ -7,6 +7,7 @@
 #include "tool.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static struct opts {
 	gboolean inline_, addrs, verbose;
@@ -39,16 +40,17 @@ static int read_input(const char *path, void *data, GError **err)
 {
 	struct gperf_collapser *c = data;
 	const struct gperf_stats *st;
+	const char *name = strcmp(path, "-") ? path : "<stdin>";
 
 	if (gperf_collapser_read(c, path, err) < 0)
 		return -1;
 	st = gperf_collapser_stats(c);
 	if (!st->executable_found)
-		tool_warn("%s: no mapping of the executable: its frames are [unknown]", path);
+		tool_warn("%s: no mapping of the executable: its frames are [unknown]", name);
 	if (opts.verbose)
 		tool_warn("%s: %" G_GUINT64_FORMAT " samples of %" G_GUINT64_FORMAT
 			  " us in %" G_GUINT64_FORMAT " records (%u-bit, %s-endian)",
-			  path, st->samples, st->period_us, st->records, st->word_bits,
+			  name, st->samples, st->period_us, st->records, st->word_bits,
 			  st->big_endian ? "big" : "little");
 	return 0;
 }

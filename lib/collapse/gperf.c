@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MAX_DEPTH 65536
+#define MAX_DEPTH (1u << 20)
 #define MAX_HEADER_WORDS 1024
 #define MAX_MAPS_BYTES (64u << 20)
 #define BUF_SIZE (1u << 20)
@@ -41,7 +41,7 @@ struct input {
 	bool owns;
 	const char *name;
 	unsigned char *buf;
-	size_t pos, end;
+	size_t pos, end, cap;
 	uint64_t consumed;	/* bytes before buf[0] */
 	bool eof;
 };
@@ -63,8 +63,12 @@ static int need(struct input *in, size_t n, GError **err)
 			in->end -= in->pos;
 			in->pos = 0;
 		}
+		if (n > in->cap) {	/* a deep record: at most MAX_DEPTH words */
+			in->cap = n;
+			in->buf = g_realloc(in->buf, in->cap);
+		}
 		do
-			got = read(in->fd, in->buf + in->end, BUF_SIZE - in->end);
+			got = read(in->fd, in->buf + in->end, in->cap - in->end);
 		while (got < 0 && errno == EINTR);
 		if (got < 0) {
 			fk_error_at(err, FK_ERROR_IO, in->name, 0, "read error: %s",
@@ -413,7 +417,8 @@ static int open_input(struct input *in, const char *path, GError **err)
 			return -1;
 		}
 	}
-	in->buf = g_malloc(BUF_SIZE);
+	in->cap = BUF_SIZE;
+	in->buf = g_malloc(in->cap);
 	return 0;
 }
 
@@ -465,7 +470,8 @@ static int read_header(struct gperf_collapser *c, struct input *in, struct layou
 static int read_records(struct gperf_collapser *c, struct input *in, struct layout l,
 			struct fold_table *raw, GError **err)
 {
-	uint64_t *pcs = g_new(uint64_t, MAX_DEPTH);
+	size_t cap = 256;
+	uint64_t *pcs = g_new(uint64_t, cap);
 	int rc = -1;
 
 	for (;;) {
@@ -482,6 +488,10 @@ static int read_records(struct gperf_collapser *c, struct input *in, struct layo
 				    "at byte %" PRIu64 ": a record of %" PRIu64
 				    " frames: not a CPU profile, or corrupt", at, hdr[1]);
 			break;
+		}
+		if (hdr[1] > cap) {
+			cap = (size_t)hdr[1];
+			pcs = g_renew(uint64_t, pcs, cap);
 		}
 		if ((got = read_words(in, l, (size_t)hdr[1], pcs, err)) <= 0) {
 			if (got == 0)

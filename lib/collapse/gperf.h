@@ -39,7 +39,7 @@
  * distinct counters, never with the number of records: records are
  * summed by their raw counters first, then each distinct one is named
  * once.  Errors, none of which prints a stack: a header that is not a
- * CPU profile's, a record deeper than 65536 frames, a profile that ends
+ * CPU profile's, a record deeper than 2^20 frames, a profile that ends
  * before its trailer or has no maps, maps over 64 MiB.  Records of depth 0
  * are skipped and counted ("sample without a stack").
  */
