@@ -153,7 +153,7 @@ static void name_frame(struct bpftrace_collapser *c, GString *out, struct fk_str
 {
 	static const struct frame_name_opts no_annotations;
 	struct perf_frame f = { .sym = line };
-	size_t a = perf_address(line.s, line.len);
+	size_t a = perf_address(line.s, line.len), from;
 	bool sized;
 
 	if (a) {
@@ -172,9 +172,11 @@ static void name_frame(struct bpftrace_collapser *c, GString *out, struct fk_str
 		if (off != SIZE_MAX)
 			f.sym.len = off;
 	}
-	if (f.sym.len == 0)
-		f.sym = (struct fk_str){ "-", 1 };
+	from = out->len;
 	frame_name_append(out, &no_annotations, &f, false);
+	/* "(x" loses everything to the argument-list rule: found by fuzz/bpftrace.c */
+	if (out->len == from)
+		g_string_append_c(out, '-');
 }
 
 /*

@@ -329,6 +329,7 @@ static void name_address(struct gperf_collapser *c, uint64_t a, GString *out)
 	char pc[17];
 	struct perf_frame f = { .dso = { "[unknown]", 9 } };
 	const char *sym = NULL;
+	size_t from;
 
 	snprintf(pc, sizeof(pc), "%" PRIx64, m ? a - m->start + m->offset : a);
 	f.pc = (struct fk_str){ pc, strlen(pc) };
@@ -351,7 +352,10 @@ static void name_address(struct gperf_collapser *c, uint64_t a, GString *out)
 		sym = inline_resolver_symbol(ir, &f);
 	}
 	f.sym = sym ? (struct fk_str){ sym, strlen(sym) } : (struct fk_str){ "[unknown]", 9 };
+	from = out->len;
 	frame_name_append(out, &names, &f, false);
+	if (out->len == from)	/* a symbol such as "(x": nothing survives rule 3 */
+		g_string_append_c(out, '-');
 }
 
 /* The names of address a, looked up once. */
