@@ -227,12 +227,11 @@ static inline bool indent_char(char c)
 	return c == ' ' || c == '\t';
 }
 
-size_t line_reader_skip_indented(struct line_reader *r)
+size_t fk_skip_indented(const char *base, size_t limit, size_t *lines_out)
 {
-	const char *base = r->buf + r->start;
-	size_t limit = (r->nul_at != SIZE_MAX ? r->nul_at : r->end) - r->start;
 	size_t i = 0, lines = 0, last_nl = SIZE_MAX;
 
+	*lines_out = 0;
 	if (limit == 0 || !indent_char(base[0]))
 		return 0;
 	/*
@@ -276,7 +275,16 @@ size_t line_reader_skip_indented(struct line_reader *r)
 done:
 	if (last_nl == SIZE_MAX)
 		return 0;
-	r->start += last_nl + 1;
+	*lines_out = lines;
+	return last_nl + 1;
+}
+
+size_t line_reader_skip_indented(struct line_reader *r)
+{
+	size_t lines, n = fk_skip_indented(r->buf + r->start,
+		(r->nul_at != SIZE_MAX ? r->nul_at : r->end) - r->start, &lines);
+
+	r->start += n;
 	r->lineno += lines;
 	return lines;
 }

@@ -81,6 +81,15 @@ void line_reader_unpin(struct line_reader *r);
  */
 size_t line_reader_skip_indented(struct line_reader *r);
 
+/*
+ * The scan behind line_reader_skip_indented(), on any bytes: the length of
+ * the run of complete lines at the start of base[0..limit) that begin with
+ * a space or a tab (up to and including the '\n' before the first line that
+ * does not, or the last '\n' in base), and in *lines how many there are.
+ * base must hold no NUL within limit for the answer to mean lines.
+ */
+size_t fk_skip_indented(const char *base, size_t limit, size_t *lines);
+
 /* Where the next line starts (valid until the next call on r). */
 const char *line_reader_cursor(const struct line_reader *r);
 

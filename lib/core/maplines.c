@@ -146,6 +146,19 @@ int map_lines_next(struct map_lines *m, struct line *line, GError **err)
 	return 1;
 }
 
+size_t map_lines_skip_indented(struct map_lines *m)
+{
+	const char *s = m->map + m->pos, *nul;
+	size_t lines, n = fk_skip_indented(s, m->size - m->pos, &lines);
+
+	/* a NUL is the error of its line: stop before that line */
+	if (n && (nul = memchr(s, '\0', n)))
+		n = fk_skip_indented(s, (size_t)(nul - s), &lines);
+	m->pos += n;
+	m->lineno += lines;
+	return lines;
+}
+
 const char *map_lines_name(const struct map_lines *m)
 {
 	return m->name;

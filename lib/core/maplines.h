@@ -49,6 +49,13 @@ struct map_lines *map_lines_open(const char *path, int *fd, GError **err);
 /* Returns 1 and fills *line, 0 at end of input, or -1 and sets *err. */
 int map_lines_next(struct map_lines *m, struct line *line, GError **err);
 
+/*
+ * Skips the complete lines from the current position on that begin with a
+ * space or a tab, as line_reader_skip_indented() does, and returns how
+ * many (line numbers still count them).  Stops before a line holding a NUL.
+ */
+size_t map_lines_skip_indented(struct map_lines *m);
+
 const char *map_lines_name(const struct map_lines *m);
 
 /* Bytes consumed so far, line ends included. */
