@@ -9,7 +9,8 @@
  * (bits 2 and 4 together are stap-collapse).
  *
  * Checked besides memory safety and UB: every record's frame text ends
- * a line and its count is what the table gains (the table's total is the
+ * a line; each frame names the same through the cache as directly; a
+ * record's count is what the table gains (the table's total is the
  * sum of the records returned); an error is set exactly when reading
  * fails, and names the file; fuzz_check_collapsed() on the table.
  */
@@ -20,12 +21,27 @@
 #include "collapse/stackcache.h"
 #include "collapse/stackrecords.h"
 
-static stack_frame_fn namer;
+static void (*namer)(GString *out, const char *s, size_t n);
+static const struct stack_frame_rules *rules;
 
 struct naming {
 	GString *out;
 	size_t frames;
 };
+
+struct cached {
+	struct stack_cache *sc;
+	GString *out;
+};
+
+static void cached_one(const char *s, size_t n, void *data)
+{
+	struct cached *c = data;
+
+	if (c->out->len)
+		g_string_append_c(c->out, ';');
+	stack_cache_frame(c->sc, c->out, s, n, rules);
+}
 
 static void name_one(const char *s, size_t n, void *data)
 {
@@ -46,14 +62,20 @@ static void name_one(const char *s, size_t n, void *data)
 	nm->frames++;
 }
 
-static enum stack_name_result name(void *ctx, const char *raw, size_t len,
-				   GString *stack)
+/* The cached and the uncached name of every frame must agree. */
+static void name_record(struct stack_cache *sc, const struct stack_record *rec,
+			GString *stack, GString *direct)
 {
-	struct naming nm = { stack, 0 };
+	struct naming nm = { direct, 0 };
 
-	stack_records_foreach_root_first(raw, len, name_one, &nm);
+	g_string_truncate(stack, 0);
+	g_string_truncate(direct, 0);
+	stack_records_foreach_root_first(rec->raw, rec->len, name_one, &nm);
 	FUZZ_CHECK(nm.frames > 0, "a record without a frame line");
-	return stack->len ? STACK_NAMED : STACK_EMPTY;
+	/* the same frames again, through the cache */
+	stack_records_foreach_root_first(rec->raw, rec->len, cached_one, &(struct cached){ sc, stack });
+	FUZZ_CHECK(stack->len == direct->len && memcmp(stack->str, direct->str, stack->len) == 0,
+		   "the cache names differently: '%s' for '%s'", stack->str, direct->str);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -64,6 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct skip_log *skips = skip_log_new();
 	struct stack_records *r;
 	struct stack_record rec;
+	GString *stack = g_string_new(NULL), *direct = g_string_new(NULL);
 	GError *err = NULL;
 	fk_count sum = 0;
 	const char *path;
@@ -73,14 +96,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		goto out;
 	o = (struct stack_records_opts){ .dtrace_header = !(data[0] & 2) };
 	namer = data[0] & 4 ? stap_frame_name : dtrace_frame_name;
+	rules = data[0] & 4 ? &stap_frames : &dtrace_frames;
 	path = fuzz_file(data + 1, size - 1);
 	r = stack_records_open(path, &o, skips, &err);
 	FUZZ_CHECK(r && !err, "cannot open the memfd");
 	while ((rc = stack_records_next(r, &rec, &err)) > 0) {
 		FUZZ_CHECK(rec.len > 0 && rec.raw[rec.len - 1] == '\n',
 			   "a record's frames do not end a line");
-		FUZZ_CHECK(stack_cache_add(sc, rec.raw, rec.len, rec.count, name, NULL) == 0,
-			   "a record without frames");
+		name_record(sc, &rec, stack, direct);
+		FUZZ_CHECK(stack_cache_add(sc, stack, rec.count) == 0, "a record without frames");
 		sum += rec.count;
 	}
 	FUZZ_CHECK(rc == 0 || rc == -1, "next returned %d", rc);
@@ -91,7 +115,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* the tool's own loop, over the input once or twice */
 	for (int i = 0; i < (data[0] & 1 ? 2 : 1); i++) {
-		rc = stack_records_collapse(path, &o, skips, sc2, namer, &err);
+		rc = stack_records_collapse(path, &o, skips, sc2, rules, &err);
 		fuzz_check_error(rc, &err);
 	}
 	FUZZ_CHECK(fold_table_total(t2, 0) == (data[0] & 1 ? 2 : 1) * sum,
@@ -103,5 +127,7 @@ out:
 	fold_table_free(t);
 	fold_table_free(t2);
 	skip_log_free(skips);
+	g_string_free(stack, TRUE);
+	g_string_free(direct, TRUE);
 	return 0;
 }

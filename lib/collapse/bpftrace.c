@@ -3,7 +3,7 @@
 #include "collapse/framename.h"
 #include "collapse/stackcache.h"
 #include "core/error.h"
-#include "core/linereader.h"
+#include "core/linesource.h"
 
 #include <string.h>
 
@@ -27,7 +27,9 @@ struct bpftrace_collapser {
 	GArray *frames;		/* struct fk_str: every frame line */
 	GArray *stacks;		/* guint pairs: first frame, frame count */
 	GArray *scalars;	/* struct fk_str */
-	bool named_frame;	/* the last record named had a frame */
+	GString *stack;		/* the record's folded stack */
+	GString *callers;	/* a record's text less its leaf line */
+	struct map *current;	/* the map of the record being named */
 };
 
 static bool is_blank(char c)
@@ -81,6 +83,8 @@ struct bpftrace_collapser *bpftrace_collapser_new(const struct bpftrace_opts *op
 	c->frames = g_array_new(FALSE, FALSE, sizeof(struct fk_str));
 	c->stacks = g_array_new(FALSE, FALSE, sizeof(guint) * 2);
 	c->scalars = g_array_new(FALSE, FALSE, sizeof(struct fk_str));
+	c->stack = g_string_sized_new(1024);
+	c->callers = g_string_sized_new(1024);
 	return c;
 }
 
@@ -101,6 +105,8 @@ void bpftrace_collapser_free(struct bpftrace_collapser *c)
 	g_array_free(c->frames, TRUE);
 	g_array_free(c->stacks, TRUE);
 	g_array_free(c->scalars, TRUE);
+	g_string_free(c->stack, TRUE);
+	g_string_free(c->callers, TRUE);
 	g_free(c);
 }
 
@@ -149,17 +155,21 @@ static size_t perf_address(const char *s, size_t n)
 	return i >= 4 && digit && i < n && s[i] == ' ' ? i : 0;
 }
 
-static void name_frame(struct bpftrace_collapser *c, GString *out, struct fk_str line)
+/*
+ * The name of a frame line: "SYM+OFF" (bpftrace's stack mode) or
+ * "ADDR SYM+OFF (DSO)" (perf's), named as fp-collapse names perf's.
+ */
+static void name_frame(GString *out, const char *s, size_t n, bool strip)
 {
 	static const struct frame_name_opts no_annotations;
-	struct perf_frame f = { .sym = line };
-	size_t a = perf_address(line.s, line.len), from;
+	struct perf_frame f = { .sym = { s, n } };
+	size_t a = perf_address(s, n), from;
 	bool sized;
 
 	if (a) {
 		const char *open;
-		f.pc = (struct fk_str){ line.s, a };
-		f.sym = (struct fk_str){ line.s + a + 1, line.len - a - 1 };
+		f.pc = (struct fk_str){ s, a };
+		f.sym = (struct fk_str){ s + a + 1, n - a - 1 };
 		/* " (DSO)" at the end; the DSO may hold blanks and parentheses */
 		if (f.sym.len > 3 && f.sym.s[f.sym.len - 1] == ')' &&
 		    (open = g_strstr_len(f.sym.s, (gssize)f.sym.len, " ("))) {
@@ -167,7 +177,7 @@ static void name_frame(struct bpftrace_collapser *c, GString *out, struct fk_str
 			f.sym.len = (size_t)(open - f.sym.s);
 		}
 	}
-	if (!c->o->keep_offsets) {
+	if (strip) {
 		size_t off = frame_text_offset(f.sym.s, f.sym.len, true, &sized);
 		if (off != SIZE_MAX)
 			f.sym.len = off;
@@ -180,14 +190,44 @@ static void name_frame(struct bpftrace_collapser *c, GString *out, struct fk_str
 }
 
 /*
- * Names a record from its text, "@NAME[" through the key (the "]: VALUE"
- * left out): other elements first, then the stacks, the last one
- * outermost, each root first.
+ * The rules for stackcache.h.  Without --offsets a frame's key is its
+ * text without its offset, which the name then has no more to remove;
+ * perf's layout keeps its whole text as the key (the offset is inside).
  */
-static enum stack_name_result name_record(void *ctx, const char *raw, size_t len,
-					  GString *stack)
+static struct fk_str key_plain(const char *s, size_t n)
 {
-	struct bpftrace_collapser *c = ctx;
+	bool sized;
+	size_t off = perf_address(s, n) ? SIZE_MAX : frame_text_offset(s, n, true, &sized);
+
+	return (struct fk_str){ s, off != SIZE_MAX ? off : n };
+}
+
+static struct fk_str key_offsets(const char *s, size_t n)
+{
+	return (struct fk_str){ s, n };
+}
+
+static void name_plain(GString *out, const char *s, size_t n)
+{
+	name_frame(out, s, n, perf_address(s, n) != 0);
+}
+
+static void name_offsets(GString *out, const char *s, size_t n)
+{
+	name_frame(out, s, n, false);
+}
+
+static const struct stack_frame_rules rules_plain = { key_plain, name_plain };
+static const struct stack_frame_rules rules_offsets = { key_offsets, name_offsets };
+
+/*
+ * Names a record from its text, "@NAME[" through the key (the "]: VALUE"
+ * left out), into c->stack: other elements first, then the stacks, the
+ * last one outermost, each root first.  Returns the number of frames.
+ */
+static guint name_record(struct bpftrace_collapser *c, struct map *m,
+			 const char *raw, size_t len, GString *stack)
+{
 	const char *p = raw, *end = raw + len;
 	bool in_stack = false;
 
@@ -227,7 +267,6 @@ static enum stack_name_result name_record(void *ctx, const char *raw, size_t len
 		}
 		p = nl ? nl + 1 : end;
 	}
-	c->named_frame = c->frames->len > 0;
 	for (guint i = 0; i < c->scalars->len; i++) {
 		struct fk_str x = g_array_index(c->scalars, struct fk_str, i);
 		if (stack->len)
@@ -237,26 +276,40 @@ static enum stack_name_result name_record(void *ctx, const char *raw, size_t len
 	for (guint i = c->stacks->len; i-- > 0;) {
 		guint *st = &((guint *)(void *)c->stacks->data)[2 * i];
 		for (guint j = st[0] + st[1]; j-- > st[0];) {
+			struct fk_str f = g_array_index(c->frames, struct fk_str, j);
 			if (stack->len)
 				g_string_append_c(stack, ';');
-			name_frame(c, stack, g_array_index(c->frames, struct fk_str, j));
+			stack_cache_frame(m->cache, stack, f.s, f.len,
+					  c->o->keep_offsets ? &rules_offsets : &rules_plain);
 		}
 	}
-	return stack->len ? STACK_NAMED : STACK_EMPTY;
+	return c->frames->len;
 }
 
-/* A record: lines [first, the "]: " at value_at) of the pinned text. */
-static void fold_record(struct bpftrace_collapser *c, struct line_reader *lr,
-			uint64_t lineno, size_t len, struct fk_str value)
+/* stack_callers_fn: the text is a record's without its leaf line */
+static void name_callers(void *ctx, const char *text, size_t len, GString *out)
 {
-	const char *raw = line_reader_pinned(lr);
+	struct bpftrace_collapser *c = ctx;
+
+	name_record(c, c->current, text, len, out);
+}
+
+/*
+ * A record: the pinned text up to its "]: " (len bytes), leaf its first
+ * frame line (trimmed at the front; empty when it has none).
+ */
+static void fold_record(struct bpftrace_collapser *c, struct line_source *lr,
+			uint64_t lineno, size_t len, struct fk_str value, struct fk_str leaf)
+{
+	const char *raw = line_source_pinned(lr), *nl, *line_start;
 	size_t nk = record_start(raw, len);
 	struct map *m = map_get(c, raw, nk - 1);
-	const char *name = line_reader_name(lr);
+	const char *name = line_source_name(lr);
 	fk_count n;
 	enum fk_count_status st;
 
 	m->records++;
+	c->current = m;
 	if (value.len && value.s[0] == '-' && value.len > 1 && g_ascii_isdigit(value.s[1])) {
 		skip_log_add(c->skips, name, lineno, "record with a negative value");
 		return;
@@ -270,63 +323,92 @@ static void fold_record(struct bpftrace_collapser *c, struct line_reader *lr,
 		skip_log_add(c->skips, name, lineno, "record value is not a count");
 		return;
 	}
-	c->named_frame = false;
-	if (stack_cache_add(m->cache, raw, len, n, name_record, c) < 0) {
-		skip_log_add(c->skips, name, lineno, "record without frames or key");
+	if (leaf.len == 0) {	/* no frame: the key's other elements */
+		g_string_truncate(c->stack, 0);
+		name_record(c, m, raw, len, c->stack);
+		if (stack_cache_add(m->cache, c->stack, n) < 0)
+			skip_log_add(c->skips, name, lineno, "record without frames or key");
 		return;
 	}
-	/* a cache hit names nothing: its first occurrence had frames or not */
-	if (c->named_frame)
-		m->has_stack = true;
+	/* the leaf is the first frame line; the callers are the rest */
+	m->has_stack = true;
+	nl = memchr(leaf.s, '\n', (size_t)(raw + len - leaf.s));
+	g_string_truncate(c->callers, 0);
+	line_start = memrchr(raw, '\n', (size_t)(leaf.s - raw));	/* the first line is "@[" */
+	g_string_append_len(c->callers, raw, line_start ? (gssize)(line_start + 1 - raw) : 0);
+	if (nl)
+		g_string_append_len(c->callers, nl + 1, (gssize)(raw + len - nl - 1));
+	while (leaf.len && is_blank(leaf.s[leaf.len - 1]))
+		leaf.len--;
+	stack_cache_add_record(m->cache, c->stack, c->callers->str, c->callers->len,
+			       name_callers, c, leaf.s, leaf.len,
+			       c->o->keep_offsets ? &rules_offsets : &rules_plain, n);
 }
 
 int bpftrace_collapser_read(struct bpftrace_collapser *c, const char *path,
 			    GError **err)
 {
-	struct line_reader *lr = line_reader_open(path, err);
+	struct line_source *lr = line_source_open(path, err);
 	struct line line;
 	bool in_record = false;
 	uint64_t first = 0;
+	size_t leaf_off = 0, leaf_len = 0;	/* in the pinned text */
 	int rc;
 
 	if (!lr)
 		return -1;
-	while ((rc = line_reader_next(lr, &line, err)) > 0) {
+	for (;;) {
 		struct fk_str value;
 		size_t at;
 
+		/* once the leaf is found, the other frames need no look */
+		if (in_record && leaf_len)
+			line_source_skip_indented(lr);
+		if ((rc = line_source_next(lr, &line, err)) <= 0)
+			break;
+
 		if (!line.newline) {
-			fk_error_at(err, FK_ERROR_TRUNCATED, line_reader_name(lr),
+			fk_error_at(err, FK_ERROR_TRUNCATED, line_source_name(lr),
 				    line.no, "input ends in the middle of a line: truncated?");
 			rc = -1;
 			break;
 		}
-		if (in_record && line.len && is_blank(line.s[0]))
-			continue;	/* a frame */
+		if (in_record && line.len && is_blank(line.s[0])) {
+			size_t b = 0;
+			while (b < line.len && is_blank(line.s[b]))
+				b++;
+			if (!leaf_len && b < line.len) {	/* the first frame */
+				leaf_off = (size_t)(line.s + b - line_source_pinned(lr));
+				leaf_len = line.len - b;
+			}
+			continue;
+		}
 		if (record_start(line.s, line.len)) {
 			if (in_record)
-				skip_log_add(c->skips, line_reader_name(lr), first,
+				skip_log_add(c->skips, line_source_name(lr), first,
 					     "record cut short by the next");
 			in_record = true;
 			first = line.no;
-			line_reader_pin(lr, line.s);
+			leaf_len = 0;
+			line_source_pin(lr, line.s);
 		} else if (!in_record) {
 			if (line.len && !(line.len > 10 && memcmp(line.s, "Attaching ", 10) == 0))
-				skip_log_add(c->skips, line_reader_name(lr), line.no,
+				skip_log_add(c->skips, line_source_name(lr), line.no,
 					     "line outside a map record");
 			continue;
 		}
 		if ((at = record_end(line.s, line.len, &value)) != SIZE_MAX) {
-			fold_record(c, lr, first, (size_t)(line.s + at - line_reader_pinned(lr)),
-				    value);
+			const char *pinned = line_source_pinned(lr);
+			fold_record(c, lr, first, (size_t)(line.s + at - pinned), value,
+				    (struct fk_str){ pinned + leaf_off, leaf_len });
 			in_record = false;
-			line_reader_unpin(lr);
+			line_source_unpin(lr);
 		}
 	}
 	if (rc == 0 && in_record)
-		skip_log_add(c->skips, line_reader_name(lr), first,
+		skip_log_add(c->skips, line_source_name(lr), first,
 			     "record not ended at the end of the input");
-	line_reader_free(lr);
+	line_source_free(lr);
 	return rc < 0 ? -1 : 0;
 }
 

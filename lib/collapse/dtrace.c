@@ -22,9 +22,22 @@ size_t dtrace_offset_start(const char *s, size_t n)
 	return i != SIZE_MAX ? i : n;
 }
 
+static struct fk_str dtrace_key(const char *s, size_t n)
+{
+	return (struct fk_str){ s, dtrace_offset_start(s, n) };
+}
+
+static void dtrace_name(GString *out, const char *s, size_t n)
+{
+	frame_name_append_text(out, s, n, FRAME_TEXT_ARROWS | FRAME_TEXT_SCOPED_ARGS |
+				     FRAME_TEXT_JAVA);
+}
+
+const struct stack_frame_rules dtrace_frames = { dtrace_key, dtrace_name };
+
 void dtrace_frame_name(GString *out, const char *s, size_t n)
 {
-	frame_name_append_text(out, s, dtrace_offset_start(s, n),
-			       FRAME_TEXT_ARROWS | FRAME_TEXT_SCOPED_ARGS |
-			       FRAME_TEXT_JAVA);
+	struct fk_str k = dtrace_key(s, n);
+
+	dtrace_name(out, k.s, k.len);
 }

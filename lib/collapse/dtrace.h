@@ -4,7 +4,7 @@
  * (and of ktap's backtraces, which print kernel frames the same way).
  *
  *	struct stack_records_opts o = { .dtrace_header = true };
- *	stack_records_collapse(path, &o, skips, cache, dtrace_frame_name, &err);
+ *	stack_records_collapse(path, &o, skips, cache, &dtrace_frames, &err);
  *
  *	"libc.so.1`__priocntlset+0xa"            -> "libc.so.1`__priocntlset"
  *	"mysqld`_Z10do_commandP3THD+0x198"       -> "mysqld`_Z10do_commandP3THD"
@@ -29,11 +29,15 @@
 #ifndef FOLDKIT_DTRACE_H
 #define FOLDKIT_DTRACE_H
 
+#include "collapse/stackcache.h"
 #include "collapse/stackrecords.h"
 
 #include <glib.h>
 
-/* A stack_frame_fn: appends the name of DTrace frame s[0..n) to out. */
+/* The rules for stackcache.h: a frame's key is its text without offset. */
+extern const struct stack_frame_rules dtrace_frames;
+
+/* Appends the name of DTrace frame line s[0..n) to out. */
 void dtrace_frame_name(GString *out, const char *s, size_t n);
 
 /*

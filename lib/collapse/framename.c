@@ -266,9 +266,8 @@ static void append_text_part(GString *out, const char *p, size_t n,
 	for (size_t i = 0; i < n; i++)
 		if (s[i] == ';')
 			s[i] = ':';
-		else if (s[i] == '\n' || (i == 0 && from == 0 && s[i] == '#') ||
-			 ((flags & FRAME_TEXT_PROCESS) &&
-			  (s[i] == ' ' || s[i] == '\t' || s[i] == '\r')))
+		else if (s[i] == '\n' || ((flags & FRAME_TEXT_PROCESS) &&
+					  (s[i] == ' ' || s[i] == '\t' || s[i] == '\r')))
 			s[i] = '_';
 	if (flags & (FRAME_TEXT_ARGS | FRAME_TEXT_SCOPED_ARGS)) {
 		cut = frame_name_cut_args(s, n);

@@ -65,9 +65,8 @@ bool frame_dso_is_jit(const char *dso, size_t len);
  * symbol, bpftrace's "vfs_read": no address or DSO column, so rules 2, 5
  * and 6 do not apply.  The profiler's own syntax (offsets, addresses,
  * modules) is the parser's to remove; frame_name_append_text() then
- * applies the naming rules flags choose, always replacing ';' with ':', a
- * line break with '_' and a '#' that would start the folded line (making it
- * a comment) with '_', and appending "-" for an empty name, so that the
+ * applies the naming rules flags choose, always replacing ';' with ':' and
+ * a line break with '_', and appending "-" for an empty name, so that the
  * folded line keeps one frame per name.
  *
  *	frame_name_append_text(out, "mysqld`do_command(THD*)", 23,

@@ -2,6 +2,7 @@
 
 #include "collapse/framename.h"
 #include "collapse/inline.h"
+#include "collapse/stackcache.h"
 #include "core/error.h"
 
 #include <errno.h>
@@ -27,6 +28,7 @@ struct gperf_collapser {
 	const struct gperf_opts *o;
 	struct skip_log *skips;
 	struct fold_table *table;
+	struct stack_cache *adder;	/* adds to table */
 	struct gperf_stats stats;
 	/* per profile */
 	GArray *maps;		/* struct mapping, sorted by start */
@@ -148,6 +150,7 @@ struct gperf_collapser *gperf_collapser_new(const struct gperf_opts *opts,
 	c->o = opts;
 	c->skips = skips;
 	c->table = fold_table_new();
+	c->adder = stack_cache_new(c->table);
 	c->scratch = g_string_new(NULL);
 	return c;
 }
@@ -170,6 +173,7 @@ void gperf_collapser_free(struct gperf_collapser *c)
 	if (!c)
 		return;
 	clear_profile(c);
+	stack_cache_free(c->adder);
 	fold_table_free(c->table);
 	g_string_free(c->scratch, TRUE);
 	g_free(c);
@@ -395,7 +399,7 @@ static void name_stack(struct fold_entry *e, void *data)
 			g_string_append_c(s, ';');
 		g_string_append(s, names_of(nm->c, pc));
 	}
-	fold_table_add(nm->c->table, s->str, s->len, e->count[0]);
+	stack_cache_add(nm->c->adder, s, e->count[0]);
 }
 
 static int open_input(struct input *in, const char *path, GError **err)

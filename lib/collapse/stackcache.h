@@ -1,50 +1,43 @@
 /*
- * stackcache.h - records to the stack table through a cache of their raw
- * bytes: the loop that DTrace, SystemTap, bpftrace and gperftools
- * collapsers share, so that they differ only in how they find a record and
- * name its frames.
- *
- *	static int name(void *ctx, const char *raw, size_t len, GString *stack)
- *	{
- *		...append "root;...;leaf" to stack...
- *		return STACK_NAMED;
- *	}
+ * stackcache.h - frames named once, records counted with two lookups: the
+ * loop that the DTrace, SystemTap and bpftrace collapsers share, so that
+ * they differ only in how they find a record and name a frame.
  *
  *	struct stack_cache *sc = stack_cache_new(table);
- *	if (stack_cache_add(sc, rec.raw, rec.len, rec.count, name, ctx) < 0)
- *		skip_log_add(skips, file, line, "count without a stack");
- *	stack_cache_free(sc);           // the table stays the caller's
+ *	...for each record the parser finds, leaf line first:
+ *	stack_cache_add_record(sc, scratch, callers_text, callers_len,
+ *			       name_callers, ctx, leaf_line, leaf_len,
+ *			       &dtrace_frames, count);
+ *	stack_cache_free(sc);                  // the table stays the caller's
  *
- * Profilers print the same stack again and again (every DTrace record of
- * a kernel idle loop, every gperftools sample of a hot loop): a record
- * whose raw bytes were seen before goes straight to its table entry with
- * one hash and one compare; only a new one is named.  The cache holds
- * each distinct raw record once and stops growing at 256 MiB (after which
- * new records are named every time: slower, never wrong), so memory grows
- * with the distinct stacks, never with the input.
+ * These profilers print aggregations: every record is a distinct key, but
+ * keys differ by the sampled address while the callers' return addresses
+ * repeat, so a record is a caller chain seen before and one leaf.  Three
+ * caches, keyed by text, make that cheap: frame text -> name (by the part
+ * of the text that names it, so a leaf at another offset is the same
+ * frame), the callers' text -> their names, and the pair of those two
+ * cached names -> the table entry.  Each stops growing at 64 MiB (after
+ * which new entries are named every time: slower, never wrong), so memory
+ * grows with the distinct frames and stacks, never with the input.
  */
 #ifndef FOLDKIT_STACKCACHE_H
 #define FOLDKIT_STACKCACHE_H
 
 #include "core/foldtable.h"
+#include "core/str.h"
 
 #include <glib.h>
 
-enum stack_name_result {
-	STACK_EMPTY = -1,	/* no frames: nothing to count it under */
-	STACK_NAMED = 0,	/* named; the same raw bytes name the same */
-	STACK_NAMED_ONCE = 1,	/* named, but do not cache it (the namer
-				   counted skipped lines, which must be
-				   counted again for each occurrence) */
-};
-
 /*
- * Appends the folded stack ("root;...;leaf", never empty when it returns
- * STACK_NAMED or STACK_NAMED_ONCE) for raw[0..len) to stack, which is
- * empty on entry.
+ * How a profiler's frame lines are named: key gives the part of the text
+ * s[0..n) that the name depends on (dropping offsets and addresses, which
+ * vary between records of one function); name appends the name of such a
+ * part (never empty) to out.  A frame's name is name(key(s)).
  */
-typedef enum stack_name_result (*stack_name_fn)(void *ctx, const char *raw,
-						size_t len, GString *stack);
+struct stack_frame_rules {
+	struct fk_str (*key)(const char *s, size_t n);
+	void (*name)(GString *out, const char *s, size_t n);
+};
 
 struct stack_cache;
 
@@ -52,11 +45,32 @@ struct stack_cache;
 struct stack_cache *stack_cache_new(struct fold_table *t);
 void stack_cache_free(struct stack_cache *sc);
 
+/* Appends the name of frame line s[0..n) to out, naming it once. */
+void stack_cache_frame(struct stack_cache *sc, GString *out, const char *s,
+		       size_t n, const struct stack_frame_rules *rules);
+
+/* Appends the names of a record's callers, given their text, to out. */
+typedef void (*stack_callers_fn)(void *ctx, const char *text, size_t len,
+				 GString *out);
+
 /*
- * Adds n to the stack raw[0..len) names (calling name on first sight).
- * Returns 0, or -1 when name found no frames (nothing is added).
+ * Adds n to the stack "CALLERS;LEAF": the callers' names by their text
+ * callers[0..clen) (clen may be 0; named with name_callers on first sight),
+ * the leaf's by its frame line through rules.  stack is scratch.  A stack
+ * that would start with '#', which folded readers take for a comment,
+ * starts with '_' instead.
  */
-int stack_cache_add(struct stack_cache *sc, const void *raw, size_t len,
-		    fk_count n, stack_name_fn name, void *ctx);
+void stack_cache_add_record(struct stack_cache *sc, GString *stack,
+			    const char *callers, size_t clen,
+			    stack_callers_fn name_callers, void *ctx,
+			    const char *leaf, size_t llen,
+			    const struct stack_frame_rules *rules, fk_count n);
+
+/*
+ * Adds n to stack->str (the caller's "root;...;leaf") in the table, with
+ * the '#' rule above (stack is changed).  Returns 0, or -1 for an empty
+ * stack, which is not added.
+ */
+int stack_cache_add(struct stack_cache *sc, GString *stack, fk_count n);
 
 #endif

@@ -1,17 +1,21 @@
 #include "collapse/stackrecords.h"
 
 #include "core/error.h"
-#include "core/linereader.h"
+#include "core/linesource.h"
 
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 struct stack_records {
-	struct line_reader *lr;
+	struct line_source *ls;
 	const struct stack_records_opts *opts;
 	struct skip_log *skips;
 	bool in_record;		/* frames pinned since first_line */
 	bool header_pending;	/* still in the first block (dtrace_header) */
 	uint64_t first_line;
+	size_t pinned_len;	/* the pinned bytes through the last line */
 };
 
 /* Perl's \s, less the '\n' that never reaches a line */
@@ -26,13 +30,34 @@ enum line_kind { BLANK, COUNT, FRAME };
  * A count line is blanks, an optional '-', digits, blanks.  On COUNT,
  * *digits is the number's text with its sign.
  */
+/* The first byte of s[0..n) that is not a blank, or n: lines of DTrace
+ * frames start with 14 spaces, so 16 bytes are looked at a time. */
+static size_t skip_blanks(const char *s, size_t n)
+{
+	size_t i = 0;
+
+#ifdef __SSE2__
+	const __m128i sp = _mm_set1_epi8(' ');
+
+	for (; i + 16 <= n; i += 16) {
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
+			_mm_loadu_si128((const __m128i *)(const void *)(s + i)), sp));
+		if (m != 0xffff) {
+			i += (size_t)__builtin_ctz(~m);
+			break;
+		}
+	}
+#endif
+	while (i < n && is_blank(s[i]))
+		i++;
+	return i;
+}
+
 static enum line_kind classify(const char *s, size_t n, const char **digits,
 			       size_t *ndigits)
 {
-	size_t i = 0, d;
+	size_t i = skip_blanks(s, n), d;
 
-	while (i < n && is_blank(s[i]))
-		i++;
 	if (i == n)
 		return BLANK;
 	d = i;
@@ -53,13 +78,13 @@ struct stack_records *stack_records_open(const char *path,
 					 const struct stack_records_opts *opts,
 					 struct skip_log *skips, GError **err)
 {
-	struct line_reader *lr = line_reader_open(path, err);
+	struct line_source *ls = line_source_open(path, err);
 	struct stack_records *r;
 
-	if (!lr)
+	if (!ls)
 		return NULL;
 	r = g_new0(struct stack_records, 1);
-	r->lr = lr;
+	r->ls = ls;
 	r->opts = opts;
 	r->skips = skips;
 	r->header_pending = opts->dtrace_header;
@@ -70,14 +95,14 @@ void stack_records_free(struct stack_records *r)
 {
 	if (!r)
 		return;
-	line_reader_free(r->lr);
+	line_source_free(r->ls);
 	g_free(r);
 }
 
 static void skip(struct stack_records *r, uint64_t line, const char *reason)
 {
 	if (r->skips)
-		skip_log_add(r->skips, line_reader_name(r->lr), line, reason);
+		skip_log_add(r->skips, line_source_name(r->ls), line, reason);
 }
 
 /*
@@ -119,7 +144,7 @@ static bool dtrace_header_line(const char *s, size_t n)
  */
 static void skip_header(struct stack_records *r, const char *end)
 {
-	const char *p = line_reader_pinned(r->lr);
+	const char *p = line_source_pinned(r->ls);
 	uint64_t no = r->first_line;
 
 	while (p < end) {
@@ -139,7 +164,7 @@ static void skip_header(struct stack_records *r, const char *end)
 static void end_record(struct stack_records *r)
 {
 	r->in_record = false;
-	line_reader_unpin(r->lr);
+	line_source_unpin(r->ls);
 }
 
 int stack_records_next(struct stack_records *r, struct stack_record *rec,
@@ -152,12 +177,12 @@ int stack_records_next(struct stack_records *r, struct stack_record *rec,
 
 	if (r->in_record)	/* the record returned last time */
 		end_record(r);
-	while ((rc = line_reader_next(r->lr, &line, err)) > 0) {
+	while ((rc = line_source_next(r->ls, &line, err)) > 0) {
 		enum line_kind k = classify(line.s, line.len, &digits, &nd);
 		enum fk_count_status st;
 
 		if (!line.newline) {
-			fk_error_at(err, FK_ERROR_TRUNCATED, line_reader_name(r->lr),
+			fk_error_at(err, FK_ERROR_TRUNCATED, line_source_name(r->ls),
 				    line.no, "input ends in the middle of a line: truncated?");
 			return -1;
 		}
@@ -173,8 +198,9 @@ int stack_records_next(struct stack_records *r, struct stack_record *rec,
 			if (!r->in_record) {
 				r->in_record = true;
 				r->first_line = line.no;
-				line_reader_pin(r->lr, line.s);
+				line_source_pin(r->ls, line.s);
 			}
+			r->pinned_len = (size_t)(line.s + line.len - line_source_pinned(r->ls));
 			continue;
 		}
 		r->header_pending = false;
@@ -194,14 +220,14 @@ int stack_records_next(struct stack_records *r, struct stack_record *rec,
 			end_record(r);
 			continue;
 		}
-		rec->raw = line_reader_pinned(r->lr);
+		rec->raw = line_source_pinned(r->ls);
 		rec->len = (size_t)(line.s - rec->raw);
-		rec->file = line_reader_name(r->lr);
+		rec->file = line_source_name(r->ls);
 		rec->lineno = r->first_line;
 		return 1;	/* stays pinned until the next call */
 	}
 	if (rc == 0 && r->in_record && r->header_pending)
-		skip_header(r, line_reader_cursor(r->lr));
+		skip_header(r, line_source_pinned(r->ls) + r->pinned_len);
 	else if (rc == 0 && r->in_record)
 		skip(r, r->first_line, "stack without a count at the end of the input");
 	if (r->in_record)
@@ -235,42 +261,53 @@ void stack_records_foreach_root_first(const char *raw, size_t len,
 }
 
 struct naming {
-	stack_frame_fn name_frame;
-	GString *stack;
+	struct stack_cache *sc;
+	const struct stack_frame_rules *rules;
+	GString *out;
 };
 
 static void name_one(const char *s, size_t n, void *data)
 {
 	struct naming *nm = data;
 
-	if (nm->stack->len)
-		g_string_append_c(nm->stack, ';');
-	nm->name_frame(nm->stack, s, n);
+	if (nm->out->len)
+		g_string_append_c(nm->out, ';');
+	stack_cache_frame(nm->sc, nm->out, s, n, nm->rules);
 }
 
-static enum stack_name_result name_record(void *ctx, const char *raw, size_t len,
-					  GString *stack)
+/* stack_callers_fn: the callers' names, root first */
+static void name_callers(void *ctx, const char *text, size_t len, GString *out)
 {
 	struct naming *nm = ctx;
 
-	nm->stack = stack;
-	stack_records_foreach_root_first(raw, len, name_one, nm);
-	return stack->len ? STACK_NAMED : STACK_EMPTY;
+	nm->out = out;
+	stack_records_foreach_root_first(text, len, name_one, nm);
 }
 
 int stack_records_collapse(const char *path, const struct stack_records_opts *opts,
 			   struct skip_log *skips, struct stack_cache *sc,
-			   stack_frame_fn name_frame, GError **err)
+			   const struct stack_frame_rules *rules, GError **err)
 {
 	struct stack_records *r = stack_records_open(path, opts, skips, err);
-	struct naming nm = { name_frame, NULL };
+	struct naming nm = { sc, rules, NULL };
 	struct stack_record rec;
+	GString *stack;
 	int rc;
 
 	if (!r)
 		return -1;
-	while ((rc = stack_records_next(r, &rec, err)) > 0)
-		stack_cache_add(sc, rec.raw, rec.len, rec.count, name_record, &nm);
+	stack = g_string_sized_new(1024);
+	while ((rc = stack_records_next(r, &rec, err)) > 0) {
+		/* the first line is a frame, the leaf; the callers follow */
+		const char *nl = memchr(rec.raw, '\n', rec.len);
+		size_t leaf = (size_t)(nl - rec.raw), s = skip_blanks(rec.raw, leaf), e = leaf;
+
+		while (e > s && is_blank(rec.raw[e - 1]))
+			e--;
+		stack_cache_add_record(sc, stack, nl + 1, rec.len - leaf - 1, name_callers,
+				       &nm, rec.raw + s, e - s, rules, rec.count);
+	}
+	g_string_free(stack, TRUE);
 	stack_records_free(r);
 	return rc < 0 ? -1 : 0;
 }

@@ -90,18 +90,14 @@ void stack_records_foreach_root_first(const char *raw, size_t len,
 				      void *data);
 
 /*
- * Appends the name of one frame line s[0..n) (blanks trimmed, never empty)
- * to out: the profiler's naming rules (dtrace.h, stap.h).
- */
-typedef void (*stack_frame_fn)(GString *out, const char *s, size_t n);
-
-/*
- * The whole collapse of one input: every record of path, its frames named
- * by name_frame root first and joined by ';', counted into sc.  Returns 0,
- * or -1 with *err set (after folding the records before the error).
+ * The whole collapse of one input: every record of path, its frame lines
+ * (blanks trimmed) named by the profiler's rules (dtrace.h, stap.h)
+ * through sc, root first and joined by ';', counted into sc's table.
+ * Returns 0, or -1 with *err set (after folding the records before the
+ * error).
  */
 int stack_records_collapse(const char *path, const struct stack_records_opts *opts,
 			   struct skip_log *skips, struct stack_cache *sc,
-			   stack_frame_fn name_frame, GError **err);
+			   const struct stack_frame_rules *rules, GError **err);
 
 #endif

@@ -43,15 +43,28 @@ static size_t cut_at(const char *s, size_t n)
 	return n;
 }
 
-void stap_frame_name(GString *out, const char *s, size_t n)
+/* The part that names the frame: the symbol, without the offset on. */
+static struct fk_str stap_key(const char *s, size_t n)
 {
 	size_t a = address_len(s, n);
 
 	n = cut_at(s, n);
 	/* "0x3880ef2877 : socket": the symbol is the name */
-	if (a && n >= a + 3 && memcmp(s + a, " : ", 3) == 0) {
-		s += a + 3;
-		n -= a + 3;
-	}
+	if (a && n >= a + 3 && memcmp(s + a, " : ", 3) == 0)
+		return (struct fk_str){ s + a + 3, n - a - 3 };
+	return (struct fk_str){ s, n };
+}
+
+static void stap_name(GString *out, const char *s, size_t n)
+{
 	frame_name_append_text(out, s, n, 0);
+}
+
+const struct stack_frame_rules stap_frames = { stap_key, stap_name };
+
+void stap_frame_name(GString *out, const char *s, size_t n)
+{
+	struct fk_str k = stap_key(s, n);
+
+	stap_name(out, k.s, k.len);
 }

@@ -4,7 +4,7 @@
  * print_ubacktrace() lines, each stack followed by a printf of its count.
  *
  *	struct stack_records_opts o = { 0 };
- *	stack_records_collapse(path, &o, skips, cache, stap_frame_name, &err);
+ *	stack_records_collapse(path, &o, skips, cache, &stap_frames, &err);
  *
  *	"0x3880ef2877 : socket+0x7/0x30 [/usr/lib64/libc-2.15.so]" -> "socket"
  *	" 0xffffffff8119d340 : pipe_write+0x3c0/0x540 [kernel]"    -> "pipe_write"
@@ -28,11 +28,15 @@
 #ifndef FOLDKIT_STAP_H
 #define FOLDKIT_STAP_H
 
+#include "collapse/stackcache.h"
 #include "collapse/stackrecords.h"
 
 #include <glib.h>
 
-/* A stack_frame_fn: appends the name of SystemTap frame s[0..n) to out. */
+/* The rules for stackcache.h: a frame's key is its symbol, no offset. */
+extern const struct stack_frame_rules stap_frames;
+
+/* Appends the name of SystemTap frame line s[0..n) to out. */
 void stap_frame_name(GString *out, const char *s, size_t n);
 
 #endif
