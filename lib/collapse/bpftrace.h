@@ -44,7 +44,7 @@
  * short.  Errors are linereader.h's, and a last line without '\n'.
  *
  * Memory: one table per map seen, each with the distinct stacks of that
- * map; the records' text is cached as stackcache.h does.
+ * map; frames and caller chains are named once (stackcache.h).
  */
 #ifndef FOLDKIT_BPFTRACE_H
 #define FOLDKIT_BPFTRACE_H
