@@ -3,6 +3,7 @@
  * faster stackcollapse-stap.pl.  See docs/stap-collapse.1.
  */
 #include "collapse/stap.h"
+#include "records.h"
 #include "tool.h"
 
 #include <stdio.h>
@@ -34,41 +35,13 @@ static const char description[] =
 	"Exit status: 0 success, 1 bad or unreadable input or a write error,\n"
 	"2 usage error.  See stap-collapse(1).";
 
-struct run {
-	struct stack_records_opts ro;
-	struct skip_log *skips;
-	struct stack_cache *cache;
-};
-
-static int read_input(const char *path, void *data, GError **err)
-{
-	struct run *r = data;
-
-	return stack_records_collapse(path, &r->ro, r->skips, r->cache,
-				      stap_frame_name, err);
-}
-
 int main(int argc, char **argv)
 {
-	struct fold_table *t = fold_table_new();
-	struct run r = { .ro = { .dtrace_header = false } };
-	GError *err = NULL;
-	int status;
+	struct stack_records_opts ro = { .dtrace_header = false };
 
 	tool_init("stap-collapse");
 	tool_parse(&argc, &argv, "[FILE…]",
 		   "Collapse SystemTap backtraces into folded stacks.",
 		   description, entries);
-	r.skips = skip_log_new();
-	r.cache = stack_cache_new(t);
-	status = tool_read_inputs(argv + 1, argc - 1, read_input, &r);
-	if (fold_table_write(t, stdout, 1, &err) < 0) {
-		tool_warn_error(err);
-		status = FK_EXIT_FAILURE;
-	}
-	tool_report_skips(r.skips, opts.verbose);
-	stack_cache_free(r.cache);
-	skip_log_free(r.skips);
-	fold_table_free(t);
-	return tool_finish(status);
+	return tool_collapse_records(argv + 1, argc - 1, &ro, &stap_frames, opts.verbose);
 }
