@@ -16,9 +16,10 @@
  *	"Test::Nginx::Util::run_test"               -> unchanged (a script's
  *	                                               own backtrace lines)
  *
- * The name is the text after "ADDRESS : ", less " (inexact)", the
- * " [module]" and the "+0xOFF/0xSIZE" offset; a frame without a symbol
- * keeps its address and module, as stackcollapse-stap.pl prints it.  That
+ * The name is the text after "ADDRESS : " up to its "+0xOFF/0xSIZE"
+ * offset (dropping the " [module]" and " (inexact)" after it); a frame
+ * without a symbol keeps its address and module, and one without an offset
+ * all of its text, as stackcollapse-stap.pl prints them.  That
  * script removes everything from the last '+', which mangles frames of
  * libraries with a '+' in their path (libstdc++: "foo+0x1/0x2
  * [/usr/lib/libstdc+"); these rules remove only an offset.  ';' becomes
