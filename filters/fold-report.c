@@ -1,0 +1,170 @@
+/*
+ * fold-report - what a folded profile says: threads, hot paths, functions,
+ * categories, symbol quality, contention and findings, as Markdown or
+ * JSON.  See docs/fold-report.1.
+ */
+#include "core/folded.h"
+#include "report/report.h"
+#include "tool.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static struct opts {
+	gboolean json, group_threads, no_default_categories, verbose;
+	int top;
+	char *offcpu, *min_share, *unit, *offcpu_unit;
+	char **categories;
+} opts = { .top = 15 };
+
+static const GOptionEntry entries[] = {
+	{ "offcpu", 'o', 0, G_OPTION_ARG_FILENAME, &opts.offcpu, "Add contention with this off-CPU profile (a file or split= directory)", "OFF" },
+	{ "json", 'j', 0, G_OPTION_ARG_NONE, &opts.json, "Write JSON instead of Markdown", NULL },
+	{ "top", 'n', 0, G_OPTION_ARG_INT, &opts.top, "Rows per table (default 15)", "N" },
+	{ "group-threads", 'g', 0, G_OPTION_ARG_NONE, &opts.group_threads, "Merge thread names that differ only in digits", NULL },
+	{ "categories", 'c', 0, G_OPTION_ARG_FILENAME_ARRAY, &opts.categories, "Add or replace categories: NAME<TAB>REGEX lines (repeatable)", "FILE" },
+	{ "no-default-categories", 0, 0, G_OPTION_ARG_NONE, &opts.no_default_categories, "Start from no categories instead of the built-in ones", NULL },
+	{ "min-share", 0, 0, G_OPTION_ARG_STRING, &opts.min_share, "Contention: least inclusive share in both profiles (default 1%)", "PERCENT" },
+	{ "unit", 'u', 0, G_OPTION_ARG_STRING, &opts.unit, "What a count is: samples (default), ns, us, switches...", "UNIT" },
+	{ "countname", 0, 0, G_OPTION_ARG_STRING, &opts.unit, "The same as --unit (fold2svg's name)", "UNIT" },
+	{ "offcpu-unit", 0, 0, G_OPTION_ARG_STRING, &opts.offcpu_unit, "What an off-CPU count is (default us, as foldkit.so offcpu)", "UNIT" },
+	{ "verbose", 'v', 0, G_OPTION_ARG_NONE, &opts.verbose, "List every skipped line with its line number", NULL },
+	{ NULL },
+};
+
+static const char description[] =
+	"Reads folded stacks from each FILE (or standard input, or '-') as one\n"
+	"profile, or from every *.folded file of a split= directory DIR (the whole,\n"
+	"then one report per file), and writes what they say: summary, findings,\n"
+	"threads, hot paths, self and inclusive functions, categories, symbol\n"
+	"quality and, with --offcpu, contention.\n"
+	"\n"
+	"Examples:\n"
+	"  fold-report cpu.folded\n"
+	"  fold-report --unit ns --offcpu off.folded cpu.folded\n"
+	"  fold-report --json -n 5 on-cpu/ | jq '.findings'\n"
+	"\n"
+	"Exit status: 0 success, 1 unreadable or differential input or a write\n"
+	"error, 2 usage error.  See fold-report(1).";
+
+/* A profile, and the mapped files its parts refer to. */
+struct input {
+	struct report_source src;
+	GPtrArray *readers;
+};
+
+/* The first differential line read, and the part being read. */
+static struct { const char *file; uint64_t line; struct profile *p; } cur;
+
+static void add_line(const struct folded_line *fl, bool stable, void *data)
+{
+	if (fl->ncounts == 1)
+		profile_add(cur.p, fl->stack, fl->len, fl->count[0], stable);
+	else if (!cur.file) {
+		cur.file = data;
+		cur.line = fl->lineno;
+	}
+}
+
+/* Reads FILE... as one profile, or DIR's files one each (see report.h). */
+static int read_input(struct input *in, char **args, int n, struct skip_log *skips)
+{
+	bool dir = n == 1 && g_file_test(args[0], G_FILE_TEST_IS_DIR);
+	GError *err = NULL;
+	int status = FK_EXIT_OK;
+	char **files;
+
+	for (int i = 0; i < n && !dir; i++)
+		if (g_file_test(args[i], G_FILE_TEST_IS_DIR))
+			tool_usage_error("'%s' is a directory: a split= directory must be the only operand",
+					 args[i]);
+	if (dir && !(files = report_dir_files(args[0], &err))) {
+		tool_warn_error(err);
+		return FK_EXIT_FAILURE;
+	}
+	if (!dir) {	/* args need not end in NULL (--offcpu's does not) */
+		files = g_new0(char *, (size_t)MAX(n, 1) + 1);
+		for (int i = 0; i < MAX(n, 1); i++)
+			files[i] = g_strdup(n ? args[i] : "-");
+	}
+	report_source_init(&in->src, files, dir, dir ? args[0] : NULL);
+	in->readers = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
+	for (size_t i = 0; i < in->src.nfiles; i++) {
+		GPtrArray *r;
+
+		cur.p = in->src.parts[i];
+		if (tool_read_folded(&files[i], 1, skips, add_line,
+				     strcmp(files[i], "-") ? files[i] : "<stdin>", &r) != FK_EXIT_OK)
+			status = FK_EXIT_FAILURE;
+		g_ptr_array_add(in->readers, r);
+	}
+	report_source_merge(&in->src);
+	return status;
+}
+
+static void input_free(struct input *in)
+{
+	report_source_release(&in->src);
+	if (in->readers)
+		g_ptr_array_free(in->readers, TRUE);
+}
+
+int main(int argc, char **argv)
+{
+	struct report_opts o = REPORT_OPTS_INIT;
+	struct category_list *cats;
+	struct input on = { 0 }, off = { 0 };
+	struct skip_log *skips;
+	GError *err = NULL;
+	int status;
+
+	tool_init("fold-report");
+	tool_parse(&argc, &argv, "[FILE…|DIR]",
+		   "Report what a folded profile says: findings, hot paths, functions.",
+		   description, entries);
+	if (opts.top < 1)
+		tool_usage_error("--top must be at least 1, not %d", opts.top);
+	if (opts.min_share && report_parse_percent(opts.min_share, &o.min_share) < 0)
+		tool_usage_error("bad --min-share '%s': a percentage from 0 to 100", opts.min_share);
+	if ((opts.unit && !report_unit_ok(opts.unit)) ||
+	    (opts.offcpu_unit && !report_unit_ok(opts.offcpu_unit)))
+		tool_usage_error("bad unit '%s': one word of letters, digits, '_', '-', '/', '.' or \u00b5",
+				 opts.unit && !report_unit_ok(opts.unit) ? opts.unit : opts.offcpu_unit);
+	cats = category_list_new(!opts.no_default_categories);
+	for (char **c = opts.categories; c && *c; c++)
+		if (category_list_read(cats, *c, &err) < 0) {
+			tool_warn_error(err);
+			category_list_free(cats);
+			return FK_EXIT_USAGE;
+		}
+	o.top = (unsigned)opts.top;
+	o.group_threads = opts.group_threads;
+	o.unit = opts.unit ? opts.unit : o.unit;
+	o.offcpu_unit = opts.offcpu_unit ? opts.offcpu_unit : o.offcpu_unit;
+	o.categories = cats;
+	o.format = opts.json ? REPORT_JSON : REPORT_MARKDOWN;
+
+	skips = skip_log_new();
+	status = read_input(&on, argv + 1, argc - 1, skips);
+	if (opts.offcpu && read_input(&off, &opts.offcpu, 1, skips) != FK_EXIT_OK)
+		status = FK_EXIT_FAILURE;
+	tool_report_skips(skips, opts.verbose);
+	if (cur.file) {
+		tool_warn("%s:%" G_GUINT64_FORMAT ": a differential profile (two counts a line): "
+			  "fold-report reads one profile; compare two with fold-diff",
+			  cur.file, cur.line);
+		status = FK_EXIT_FAILURE;
+		goto out;
+	}
+	if (status == FK_EXIT_OK &&	/* shares of a profile read in part would be wrong */
+	    report_write(stdout, &on.src, opts.offcpu ? &off.src : NULL, &o, &err) < 0) {
+		tool_warn_error(err);
+		status = FK_EXIT_FAILURE;
+	}
+out:
+	skip_log_free(skips);
+	input_free(&on);
+	input_free(&off);
+	category_list_free(cats);
+	return tool_finish(status);
+}

@@ -1,0 +1,144 @@
+/*
+ * profile.h - one folded profile taken apart for fold-report: threads,
+ * functions, categories, symbol quality, lock waits.  The tool builds it
+ * (profile_new(), profile_add(), see report.h); the rest is internal to
+ * lib/report/.
+ *
+ *	struct profile *p = profile_new();
+ *	profile_add(p, "main;work;leaf", 14, fk_count_from_u64(3), false);
+ *	profile_analyse(p, cats, fc);
+ *	const struct frame_stat *f = profile_frame(p, "work", 4);
+ *	// f->self 0, f->incl 3: exact counts; shares are counts / p->total
+ *	profile_free(p);
+ *
+ * The first frame of a stack is its root: the process or thread name the
+ * collapser put there.  The other frames are functions.  Each stack is
+ * kept as its root, counted in p->roots, and its tail (the rest), counted
+ * in p->tails, and the pair of them in p->stacks: one line's text is
+ * hashed once, and the same code run by many threads or processes is
+ * taken apart once.  profile_analyse() then counts, for every distinct
+ * tail with its total count C:
+ *  - its leaf (last frame) gets C in self; a stack of only its root frame
+ *    has no function, and counts in root_only;
+ *  - every distinct frame name in it gets C in incl, once however often
+ *    the name recurs;
+ *  - every category with a frame matching it gets C, once;
+ *  - unresolved gets C if a frame is FRAME_UNRESOLVED, truncated if none
+ *    is FRAME_ENTRY (the stack does not reach a thread's start; a stack of
+ *    only its root is truncated too), and then its outermost function gets
+ *    C in trunc_head;
+ *  - if a frame is FRAME_LOCK_WAIT, the frames from the first up to the
+ *    last lock-wait frame get C in lock_wait: their stack waits on a lock
+ *    at or beyond them;
+ *  - a frame that is not FRAME_LOCK_WAIT, just before one that is, gets
+ *    C in calls_lock (once): it calls the lock;
+ *  - if a FRAME_LOG frame has a FRAME_WRITE frame beyond it, the first
+ *    such logging frame gets C in log_write;
+ *  - if a frame is FRAME_ALLOC, C goes to alloc.
+ * So self sums to total - root_only, and every incl is at most total.
+ *
+ * Memory grows with the distinct roots, tails and stacks, never with the
+ * input.  Stacks added as stable (their bytes stay valid and unchanged
+ * until profile_free(), as a mapped file's do) are not copied; the
+ * profile owns everything else.
+ */
+#ifndef FOLDKIT_REPORT_PROFILE_H
+#define FOLDKIT_REPORT_PROFILE_H
+
+#include "core/count.h"
+#include "core/foldtable.h"
+#include "core/str.h"
+#include "report/categories.h"
+#include "report/classify.h"
+
+#include <glib.h>
+#include <stdint.h>
+#include <string.h>
+
+struct frame_stat {
+	struct fk_str name;	/* into the profile's stacks */
+	fk_count self, incl, lock_wait, trunc_head, log_write;
+	fk_count calls_lock;	/* stacks where a lock wait comes just after it */
+	unsigned classes;	/* FRAME_* (classify.h) */
+	uint32_t id;		/* index in profile.frames */
+	uint32_t cats_at, ncats;	/* its categories: profile.frame_cats */
+	uint64_t mark, mark2;	/* private: the last tail counted */
+};
+
+/* A distinct tail: its count and its frames, ids[first..first+n). */
+struct profile_tail {
+	fk_count count;
+	uint32_t first, n;
+};
+
+/* A distinct stack: the key of p->stacks' entries (root;tail). */
+struct stack_key {
+	const struct fold_entry *root, *tail;	/* tail NULL: a root alone */
+};
+
+struct profile {
+	fk_count total;
+	size_t nstacks;			/* distinct stacks */
+	struct fold_table *stacks;	/* struct stack_key bytes -> count */
+	struct fold_table *roots;	/* root frame -> count */
+	fk_count root_only;		/* stacks of a root frame alone */
+	fk_count unresolved, truncated, alloc, log_write;
+	GArray *tails;			/* struct profile_tail */
+	GArray *ids;			/* uint32_t frame ids of the tails */
+	GPtrArray *frames;		/* struct frame_stat *, by id */
+	GArray *frame_cats;		/* uint32_t category indexes */
+	fk_count *cat_counts;		/* per category of the list */
+	size_t ncats;
+	bool analysed;
+	/* private */
+	GHashTable *index;		/* struct fk_str * -> struct frame_stat * */
+	struct fold_table *tail_table;
+	struct fold_entry *last_root;	/* of the last stack added */
+};
+
+/* profile_new(), profile_add(), profile_merge(), profile_free(): report.h */
+
+/* Takes the stacks apart as above, once (later calls do nothing); cats and
+ * fc are only used during the call. */
+void profile_analyse(struct profile *p, const struct category_list *cats,
+		     const struct frame_classifier *fc);
+
+/* The key of a p->stacks entry. */
+static inline struct stack_key profile_stack_key(const struct fold_entry *e)
+{
+	struct stack_key k;
+
+	memcpy(&k, e->stack, sizeof(k));
+	return k;
+}
+
+/* Compares two stacks bytewise, as their "ROOT;TAIL" texts compare. */
+int profile_stack_cmp(struct stack_key a, struct stack_key b);
+
+/* Appends the stack's text, "ROOT;TAIL", to g. */
+void profile_stack_text(struct stack_key k, GString *g);
+
+/* The frame named s[0..len), or NULL when no stack has it (roots aside). */
+const struct frame_stat *profile_frame(const struct profile *p, const char *s,
+				       size_t len);
+
+/*
+ * The frame most often just beyond f (toward the leaf) or just before it
+ * (toward the root, roots aside), with the count of stacks where it is
+ * (each stack once): the heaviest, ties to the bytewise smaller name.
+ * Returns NULL when f is never followed (or preceded) by a function.
+ */
+const struct frame_stat *profile_child(const struct profile *p,
+				       const struct frame_stat *f, fk_count *count);
+const struct frame_stat *profile_caller(const struct profile *p,
+					const struct frame_stat *f, fk_count *count);
+
+/* profile_child() among the children of class cls (FRAME_*) only. */
+const struct frame_stat *profile_child_in(const struct profile *p,
+					  const struct frame_stat *f, unsigned cls,
+					  fk_count *count);
+
+/* Compares two names bytewise (memcmp, a prefix first). */
+int fk_str_cmp(struct fk_str a, struct fk_str b);
+
+#endif

@@ -1,0 +1,665 @@
+#include "report/report.h"
+
+#include "core/error.h"
+#include "report/model.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+
+/* --- shares ------------------------------------------------------------ */
+
+typedef unsigned __int128 u128;
+
+/* a * b as 256 bits, hi:lo */
+static void mul256(u128 a, u128 b, u128 *hi, u128 *lo)
+{
+	u128 a0 = (uint64_t)a, a1 = a >> 64, b0 = (uint64_t)b, b1 = b >> 64;
+	u128 p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+	u128 mid = (p00 >> 64) + (uint64_t)p01 + (uint64_t)p10;
+
+	*lo = (mid << 64) | (uint64_t)p00;
+	*hi = p11 + (p01 >> 64) + (p10 >> 64) + (mid >> 64);
+}
+
+int share_cmp(fk_count a, fk_count ta, fk_count b, fk_count tb)
+{
+	u128 h1, l1, h2, l2;
+
+	if (ta <= 0 || a < 0)
+		a = 0, ta = 1;
+	if (tb <= 0 || b < 0)
+		b = 0, tb = 1;
+	mul256((u128)a, (u128)tb, &h1, &l1);
+	mul256((u128)b, (u128)ta, &h2, &l2);
+	if (h1 != h2)
+		return h1 < h2 ? -1 : 1;
+	return l1 < l2 ? -1 : l1 > l2;
+}
+
+bool share_at_least(fk_count c, fk_count total, fk_count frac)
+{
+	return share_cmp(c, total, frac, FK_COUNT_ONE) >= 0;
+}
+
+uint64_t share_scaled(fk_count c, fk_count total, uint64_t scale)
+{
+	u128 uc, ut, q, r, res;
+
+	if (total <= 0 || c <= 0)
+		return 0;
+	uc = (u128)c;
+	ut = (u128)total;
+	while (ut >= (u128)1 << 123) {
+		uc >>= 1;
+		ut >>= 1;
+	}
+	q = uc / ut;
+	r = uc % ut;
+	res = q * scale;
+	for (uint64_t s = scale; s > 1; s /= 10) {
+		r *= 10;
+		res += r / ut * (s / 10);
+		r %= ut;
+	}
+	if (2 * r >= ut)
+		res++;
+	return (uint64_t)res;
+}
+
+const char *count_str(fk_count c, char *buf)
+{
+	buf[fk_count_format(c, buf)] = '\0';
+	return buf;
+}
+
+const char *count_grouped(fk_count c, char *buf)
+{
+	char d[FK_COUNT_BUFSZ];
+	size_t n = fk_count_format(c, d), ilen = 0, k = 0;
+
+	while (ilen < n && d[ilen] != '.')
+		ilen++;
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0 && i < ilen && d[0] != '-' && (ilen - i) % 3 == 0)
+			buf[k++] = ',';
+		buf[k++] = d[i];
+	}
+	buf[k] = '\0';
+	return buf;
+}
+
+/* --- findings ---------------------------------------------------------- */
+
+struct finding *finding_new(const struct report_rule *rule, struct fk_str frame,
+			    fk_count count)
+{
+	struct finding *f = g_new0(struct finding, 1);
+
+	f->rule = rule;
+	f->buf = g_string_new(NULL);
+	f->parts = g_array_new(FALSE, FALSE, sizeof(struct text_part));
+	f->frame = frame;
+	f->count = count;
+	return f;
+}
+
+void finding_free(struct finding *f)
+{
+	if (!f)
+		return;
+	g_string_free(f->buf, TRUE);
+	g_array_free(f->parts, TRUE);
+	g_free(f);
+}
+
+static void add_part(struct finding *f, const char *s, size_t len, bool code)
+{
+	struct text_part p = { (uint32_t)f->buf->len, (uint32_t)len, code };
+
+	g_string_append_len(f->buf, s, (gssize)len);
+	g_array_append_val(f->parts, p);
+}
+
+void finding_text(struct finding *f, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	add_part(f, s, strlen(s), false);
+	g_free(s);
+}
+
+void finding_code(struct finding *f, struct fk_str s)
+{
+	add_part(f, s.s, s.len, true);
+}
+
+void finding_edge(struct finding *f, const struct frame_stat *a,
+		  const struct frame_stat *b)
+{
+	/* one code span for the pair, as seed 000 writes "function → child" */
+	GString *g = g_string_new(NULL);
+
+	if (a) {
+		g_string_append_len(g, a->name.s, (gssize)a->name.len);
+		g_string_append(g, " \u2192 ");
+	}
+	g_string_append_len(g, b->name.s, (gssize)b->name.len);
+	add_part(f, g->str, g->len, true);
+	g_string_free(g, TRUE);
+}
+
+void finding_amount(struct finding *f, const struct report *r, fk_count c,
+		    fk_count total)
+{
+	char buf[FK_COUNT_BUFSZ * 2];
+	uint64_t pm = share_scaled(c, total, 1000);
+
+	finding_text(f, " (%s %s, %" G_GUINT64_FORMAT ".%" G_GUINT64_FORMAT "%%)",
+		     count_grouped(c, buf), r->o->unit, pm / 10, pm % 10);
+}
+
+/* --- building the model ------------------------------------------------ */
+
+struct report_priv {
+	struct report r;
+	struct fold_table *groups;	/* --group-threads names */
+};
+
+/*
+ * The k highest-ranked items of a stream, rank(a, b) negative when a ranks
+ * before b: a heap whose root is the lowest-ranked item kept, so an item
+ * costs O(log k); top_sorted() then orders what is kept.
+ */
+struct top {
+	GPtrArray *v;
+	size_t k;
+	int (*rank)(const void *, const void *);
+};
+
+static void top_offer(struct top *t, void *item)
+{
+	void **h;
+	size_t i, n;
+
+	if (t->k == 0)
+		return;
+	if (t->v->len < t->k) {
+		g_ptr_array_add(t->v, item);
+		h = t->v->pdata;
+		for (i = t->v->len - 1; i > 0 && t->rank(h[(i - 1) / 2], h[i]) < 0; i = (i - 1) / 2) {
+			void *x = h[i];
+
+			h[i] = h[(i - 1) / 2];
+			h[(i - 1) / 2] = x;
+		}
+		return;
+	}
+	h = t->v->pdata;
+	n = t->v->len;
+	if (t->rank(item, h[0]) >= 0)
+		return;
+	h[0] = item;
+	for (i = 0;;) {
+		size_t c = 2 * i + 1, worst = i;
+
+		if (c < n && t->rank(h[worst], h[c]) < 0)
+			worst = c;
+		if (c + 1 < n && t->rank(h[worst], h[c + 1]) < 0)
+			worst = c + 1;
+		if (worst == i)
+			break;
+		h[i] = h[worst];
+		h[worst] = item;
+		i = worst;
+	}
+}
+
+static int (*sort_rank)(const void *, const void *);
+
+static int cmp_ranked(const void *a, const void *b)
+{
+	return sort_rank(*(void *const *)a, *(void *const *)b);
+}
+
+static void top_sort(struct top *t)
+{
+	sort_rank = t->rank;
+	if (t->v->len > 1)	/* an empty array's pdata may be NULL */
+		qsort(t->v->pdata, t->v->len, sizeof(void *), cmp_ranked);
+}
+
+static int rank_count(fk_count a, fk_count b)
+{
+	return a > b ? -1 : a < b;
+}
+
+static int rank_stack(const void *a, const void *b)
+{
+	const struct fold_entry *x = a, *y = b;
+	int c = rank_count(x->count[0], y->count[0]);
+
+	return c ? c : profile_stack_cmp(profile_stack_key(x), profile_stack_key(y));
+}
+
+static int rank_self(const void *a, const void *b)
+{
+	const struct frame_stat *x = a, *y = b;
+	int c = rank_count(x->self, y->self);
+
+	return c ? c : fk_str_cmp(x->name, y->name);
+}
+
+static int rank_incl(const void *a, const void *b)
+{
+	const struct frame_stat *x = a, *y = b;
+	int c = rank_count(x->incl, y->incl);
+
+	return c ? c : fk_str_cmp(x->name, y->name);
+}
+
+static int rank_thread(const void *a, const void *b)
+{
+	const struct thread_row *x = a, *y = b;
+	int c = rank_count(x->count, y->count);
+
+	return c ? c : fk_str_cmp(x->name, y->name);
+}
+
+static void offer_stack(struct fold_entry *e, void *data)
+{
+	top_offer(data, e);
+}
+
+/* "mt-worker-12" -> "mt-worker-*": each run of digits becomes '*' */
+static void group_name(GString *g, const char *s, size_t len)
+{
+	g_string_truncate(g, 0);
+	for (size_t i = 0; i < len; i++) {
+		if (g_ascii_isdigit(s[i])) {
+			while (i + 1 < len && g_ascii_isdigit(s[i + 1]))
+				i++;
+			g_string_append_c(g, '*');
+		} else {
+			g_string_append_c(g, s[i]);
+		}
+	}
+}
+
+struct thread_build {
+	struct report_priv *rp;
+	GString *key;
+	GHashTable *emitted;	/* group entries already made a row */
+	bool second;
+};
+
+static void add_thread(struct fold_entry *e, void *data)
+{
+	struct thread_build *tb = data;
+	struct report *r = &tb->rp->r;
+	struct thread_row row = { { e->stack, e->len }, e->count[0], 1 };
+	struct fold_entry *g;
+
+	if (!r->o->group_threads) {
+		g_array_append_val(r->threads, row);
+		return;
+	}
+	group_name(tb->key, e->stack, e->len);
+	if (!tb->second) {
+		fold_table_add2(tb->rp->groups, tb->key->str, tb->key->len, e->count[0],
+				fk_count_from_u64(1));
+		return;
+	}
+	g = fold_table_find(tb->rp->groups, tb->key->str, tb->key->len);
+	if (g->count[1] == fk_count_from_u64(1)) {
+		g_array_append_val(r->threads, row);	/* alone: its own name */
+	} else if (g_hash_table_add(tb->emitted, g)) {
+		row.name = (struct fk_str){ g->stack, g->len };
+		row.count = g->count[0];
+		row.members = (uint32_t)fk_count_whole(g->count[1]);
+		g_array_append_val(r->threads, row);
+	}
+}
+
+static int cmp_thread_rows(const void *a, const void *b)
+{
+	return rank_thread(a, b);
+}
+
+struct cat_sort {
+	const fk_count *counts;
+};
+
+static int cmp_cats(const void *a, const void *b, void *data)
+{
+	const struct cat_sort *cs = data;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = rank_count(cs->counts[x], cs->counts[y]);
+
+	return c ? c : (x > y) - (x < y);
+}
+
+/* the smaller of a row's two shares, as a (count, total) pair */
+static void smaller_share(const struct report *r, const struct contention_row *x,
+			  fk_count *c, fk_count *t)
+{
+	if (share_cmp(x->on->incl, r->p->total, x->off->incl, r->off->total) <= 0) {
+		*c = x->on->incl;
+		*t = r->p->total;
+	} else {
+		*c = x->off->incl;
+		*t = r->off->total;
+	}
+}
+
+static int cmp_contention(const void *a, const void *b, void *data)
+{
+	const struct report *r = data;
+	const struct contention_row *x = a, *y = b;
+	fk_count cx, tx, cy, ty;
+	int c;
+
+	smaller_share(r, x, &cx, &tx);
+	smaller_share(r, y, &cy, &ty);
+	if ((c = share_cmp(cy, ty, cx, tx)))
+		return c;
+	return fk_str_cmp(x->on->name, y->on->name);
+}
+
+static void find_contention(struct report *r)
+{
+	const struct report_opts *o = r->o;
+
+	for (guint i = 0; i < r->p->frames->len; i++) {
+		const struct frame_stat *on = g_ptr_array_index(r->p->frames, i), *off;
+		struct contention_row row;
+
+		if ((on->classes & FRAME_ENTRY) ||
+		    !share_at_least(on->incl, r->p->total, o->min_share) ||
+		    !(off = profile_frame(r->off, on->name.s, on->name.len)) ||
+		    !share_at_least(off->incl, r->off->total, o->min_share))
+			continue;
+		row.on = on;
+		row.off = off;
+		row.lock_wait = off->lock_wait > off->incl - off->lock_wait;
+		g_array_append_val(r->contention, row);
+	}
+	g_array_sort_with_data(r->contention, cmp_contention, r);
+}
+
+static struct report_priv *model_new(const struct report_input *in,
+				     const struct report_opts *o,
+				     const struct frame_classifier *fc)
+{
+	struct report_priv *rp = g_new0(struct report_priv, 1);
+	struct report *r = &rp->r;
+	struct thread_build tb = { rp, g_string_new(NULL), NULL, false };
+	struct top ts, self, incl;
+	struct cat_sort cs;
+
+	r->in = in;
+	r->o = o;
+	r->p = in->profile;
+	profile_analyse(r->p, o->categories, fc);
+	if ((r->off = in->offcpu))
+		profile_analyse(r->off, o->categories, fc);
+
+	r->threads = g_array_new(FALSE, FALSE, sizeof(struct thread_row));
+	if (o->group_threads) {
+		rp->groups = fold_table_new();
+		tb.emitted = g_hash_table_new(NULL, NULL);
+		fold_table_foreach(r->p->roots, add_thread, &tb);
+		tb.second = true;
+	}
+	fold_table_foreach(r->p->roots, add_thread, &tb);
+	g_array_sort(r->threads, cmp_thread_rows);
+	if (tb.emitted)
+		g_hash_table_destroy(tb.emitted);
+	g_string_free(tb.key, TRUE);
+
+	ts = (struct top){ r->top_paths = g_ptr_array_new(), o->top, rank_stack };
+	fold_table_foreach(r->p->stacks, offer_stack, &ts);
+	top_sort(&ts);
+	self = (struct top){ r->self = g_ptr_array_new(), o->top, rank_self };
+	incl = (struct top){ r->incl = g_ptr_array_new(), o->top, rank_incl };
+	for (guint i = 0; i < r->p->frames->len; i++) {
+		struct frame_stat *f = g_ptr_array_index(r->p->frames, i);
+
+		if (f->self > 0)
+			top_offer(&self, f);
+		top_offer(&incl, f);
+	}
+	top_sort(&self);
+	top_sort(&incl);
+
+	r->cats = g_array_new(FALSE, FALSE, sizeof(size_t));
+	for (size_t i = 0; i < r->p->ncats; i++)
+		g_array_append_val(r->cats, i);
+	cs.counts = r->p->cat_counts;
+	g_array_sort_with_data(r->cats, cmp_cats, &cs);
+
+	r->contention = g_array_new(FALSE, FALSE, sizeof(struct contention_row));
+	if (r->off)
+		find_contention(r);
+	r->findings = g_ptr_array_new_with_free_func((GDestroyNotify)finding_free);
+	report_find(r);
+	return rp;
+}
+
+static void model_free(struct report_priv *rp)
+{
+	struct report *r = &rp->r;
+
+	g_array_free(r->threads, TRUE);
+	g_ptr_array_free(r->top_paths, TRUE);
+	g_ptr_array_free(r->self, TRUE);
+	g_ptr_array_free(r->incl, TRUE);
+	g_array_free(r->cats, TRUE);
+	g_array_free(r->contention, TRUE);
+	g_ptr_array_free(r->findings, TRUE);
+	fold_table_free(rp->groups);
+	g_free(rp);
+}
+
+/* --- writing ----------------------------------------------------------- */
+
+int report_write(FILE *out, const struct report_source *on,
+		 const struct report_source *off, const struct report_opts *o,
+		 GError **err)
+{
+	struct frame_classifier *fc = frame_classifier_new();
+	int rc = report_write_fc(out, on, off, o, fc, err);
+
+	frame_classifier_free(fc);
+	return rc;
+}
+
+static void write_one(FILE *out, const struct report_input *in, const struct report_opts *o,
+		      const struct frame_classifier *fc, int part)
+{
+	struct report_priv *rp = model_new(in, o, fc);
+
+	if (o->format == REPORT_JSON) {
+		if (part)
+			fputs(part > 1 ? ",\n" : "\n", out);
+		report_write_json(out, &rp->r, part ? 2 : 0, part);
+	} else {
+		report_write_markdown(out, &rp->r, part);
+	}
+	model_free(rp);
+}
+
+int report_write_fc(FILE *out, const struct report_source *on,
+		    const struct report_source *off, const struct report_opts *o,
+		    const struct frame_classifier *fc, GError **err)
+{
+	char *title = on->title ? g_strdup(on->title) : g_strjoinv(", ", (char **)on->files);
+	struct report_input in = { title, (const char *const *)on->files, on->nfiles,
+				   on->whole, NULL, 0, NULL };
+	bool json = o->format == REPORT_JSON, parts = on->dir && on->nfiles;
+
+	if (off) {
+		in.off_files = (const char *const *)off->files;
+		in.noff_files = off->nfiles;
+		in.offcpu = off->whole;
+	}
+	write_one(out, &in, o, fc, 0);
+	if (json && parts)
+		fputs(",\n  \"processes\": [", out);
+	for (size_t i = 0; on->dir && i < on->nfiles; i++) {
+		struct report_input p = { on->files[i], (const char *const *)&on->files[i], 1,
+					  on->parts[i], NULL, 0, NULL };
+
+		for (size_t j = 0; off && off->dir && j < off->nfiles; j++)
+			if (report_same_process(on->files[i], off->files[j])) {
+				p.off_files = (const char *const *)&off->files[j];
+				p.noff_files = 1;
+				p.offcpu = off->parts[j];
+			}
+		write_one(out, &p, o, fc, (int)i + 1);
+	}
+	if (json)
+		fputs(parts ? "\n  ]\n}\n" : "\n}\n", out);
+	g_free(title);
+	if (fflush(out) != 0 || ferror(out)) {
+		fk_error_at(err, FK_ERROR_IO, "<stdout>", 0, "write error: %s",
+			    g_strerror(errno ? errno : EIO));
+		return -1;
+	}
+	return 0;
+}
+
+int report_parse_percent(const char *s, fk_count *out)
+{
+	size_t n = strlen(s);
+	fk_count c;
+
+	if (n && s[n - 1] == '%')
+		n--;
+	if (fk_count_parse(s, n, &c) != FK_COUNT_OK || c > fk_count_from_u64(100))
+		return -1;
+	/* c / 100, exactly: a percentage has at most 9 decimals, a fraction 11 */
+	if (c % 100 != 0)
+		return -1;
+	*out = c / 100;
+	return 0;
+}
+
+bool report_unit_ok(const char *unit)
+{
+	size_t n = strlen(unit);
+
+	if (n == 0 || n > 32)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (g_ascii_isalnum(unit[i]) || strchr("_-/.", unit[i]))
+			continue;
+		if ((unsigned char)unit[i] == 0xc2 && (unsigned char)unit[i + 1] == 0xb5) {
+			i++;	/* µ */
+			continue;
+		}
+		return false;
+	}
+	return true;
+}
+
+void report_source_init(struct report_source *src, char **files, bool dir,
+			const char *title)
+{
+	struct profile **parts;
+
+	src->title = title;
+	src->files = files;
+	src->nfiles = g_strv_length(files);
+	src->dir = dir;
+	src->parts = parts = g_new0(struct profile *, src->nfiles + 1);
+	for (size_t i = 0; i < src->nfiles; i++)
+		parts[i] = profile_new();
+	src->whole = NULL;
+}
+
+void report_source_merge(struct report_source *src)
+{
+	if (src->nfiles == 1 && !src->dir) {
+		src->whole = src->parts[0];	/* the one file is the whole */
+		return;
+	}
+	src->whole = profile_new();
+	for (size_t i = 0; i < src->nfiles; i++)
+		profile_merge(src->whole, src->parts[i]);
+}
+
+void report_source_release(struct report_source *src)
+{
+	if (src->whole && (!src->parts || src->whole != src->parts[0]))
+		profile_free(src->whole);
+	for (size_t i = 0; src->parts && i < src->nfiles; i++)
+		profile_free(src->parts[i]);
+	g_free((void *)src->parts);
+	g_strfreev((char **)src->files);
+	memset(src, 0, sizeof(*src));
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char **report_dir_files(const char *dir, GError **err)
+{
+	DIR *d = opendir(dir);
+	GPtrArray *v;
+	struct dirent *de;
+	size_t dlen = strlen(dir);
+
+	if (!d) {
+		fk_error_at(err, FK_ERROR_IO, dir, 0, "cannot read directory: %s",
+			    g_strerror(errno));
+		return NULL;
+	}
+	v = g_ptr_array_new();
+	while ((de = readdir(d))) {
+		const char *name = de->d_name;
+		size_t n = strlen(name);
+
+		if (name[0] != '.' && n > 7 && strcmp(name + n - 7, ".folded") == 0)
+			g_ptr_array_add(v, dlen && dir[dlen - 1] == '/'
+					? g_strconcat(dir, name, NULL)
+					: g_strconcat(dir, "/", name, NULL));
+	}
+	closedir(d);
+	if (v->len == 0) {
+		fk_error_at(err, FK_ERROR_IO, dir, 0,
+			    "no .folded files (expected a split= directory)");
+		g_ptr_array_free(v, TRUE);
+		return NULL;
+	}
+	g_ptr_array_sort(v, cmp_str);
+	g_ptr_array_add(v, NULL);
+	return (char **)g_ptr_array_free(v, FALSE);
+}
+
+/* "-PID.folded" at the end of path's base name, or the base name */
+static const char *process_key(const char *path)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	size_t n = strlen(base);
+	const char *end, *p;
+
+	if (n < 7 || strcmp(base + n - 7, ".folded") != 0)
+		return base;
+	end = p = base + n - 7;
+	while (p > base && g_ascii_isdigit(p[-1]))
+		p--;
+	return p < end && p > base && p[-1] == '-' ? p - 1 : base;
+}
+
+bool report_same_process(const char *path1, const char *path2)
+{
+	return strcmp(process_key(path1), process_key(path2)) == 0;
+}
