@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 static struct opts {
-	gboolean pid, tid, kernel, jit, all, addrs;
+	gboolean pid, tid, kernel, jit, all, addrs, annotate_inlined;
 	gboolean inline_, context, srcline, keep_last, perl_last, verbose;
 	char *event_filter;
 } opts;
@@ -20,7 +20,8 @@ static const GOptionEntry entries[] = {
 	{ "tid", 0, 0, G_OPTION_ARG_NONE, &opts.tid, "Include the PID and TID with process names", NULL },
 	{ "kernel", 0, 0, G_OPTION_ARG_NONE, &opts.kernel, "Annotate kernel functions with _[k]", NULL },
 	{ "jit", 0, 0, G_OPTION_ARG_NONE, &opts.jit, "Annotate JIT functions with _[j]", NULL },
-	{ "all", 0, 0, G_OPTION_ARG_NONE, &opts.all, "All annotations (--kernel --jit)", NULL },
+	{ "all", 0, 0, G_OPTION_ARG_NONE, &opts.all, "Both --kernel and --jit", NULL },
+	{ "annotate-inlined", 0, 0, G_OPTION_ARG_NONE, &opts.annotate_inlined, "Annotate frames perf printed as (inlined) with _[i]", NULL },
 	{ "addrs", 0, 0, G_OPTION_ARG_NONE, &opts.addrs, "Include raw addresses where symbols are unknown", NULL },
 	{ "event-filter", 0, 0, G_OPTION_ARG_STRING, &opts.event_filter, "Keep only samples of EVENT (default: the first event seen)", "EVENT" },
 	{ "inline", 0, 0, G_OPTION_ARG_NONE, &opts.inline_, "Expand inlined functions from debug information", NULL },
@@ -72,6 +73,7 @@ int main(int argc, char **argv)
 	co.names.annotate_kernel = opts.kernel || opts.all;
 	co.names.annotate_jit = opts.jit || opts.all;
 	co.names.include_addrs = opts.addrs;
+	co.names.annotate_inlined = opts.annotate_inlined;
 	co.srcline = opts.srcline;
 	co.event_filter = opts.event_filter;
 	if (opts.inline_) {

@@ -246,7 +246,8 @@ void frame_name_append(GString *out, const struct frame_name_opts *o,
 
 		if (!first)
 			g_string_append_c(out, ';');
-		append_part(out, o, f, s, (size_t)(stop - s), !first || f->inlined, java);
+		append_part(out, o, f, s, (size_t)(stop - s),
+			    !first || (f->inlined && o->annotate_inlined), java);
 		if (!arrow)
 			break;
 		s = arrow + 2;

@@ -18,7 +18,9 @@
  *  4. for a process named exactly "java", "Lpkg/Class;" loses its 'L';
  *  5. annotations: "_[k]" for kernel DSOs ("[...]" or "...vmlinux"),
  *     "_[j]" for JIT maps (/tmp/perf-PID.map, jitted-PID-N.so), "_[i]"
- *     for inlined frames;
+ *     for the parts of an inline chain after the first and, only with
+ *     annotate_inlined, for frames perf printed as "(inlined)" (the Perl
+ *     script and inferno leave those unannotated);
  *  6. a source line (perf script -F+srcline) is appended as ":FILE:LINE".
  *
  * Where the Perl script mangles names, these rules do better (see
@@ -39,6 +41,8 @@ struct frame_name_opts {
 	bool annotate_kernel;	/* --kernel: "_[k]" */
 	bool annotate_jit;	/* --jit: "_[j]" */
 	bool include_addrs;	/* --addrs: "[dso <addr>]" for unknown symbols */
+	bool annotate_inlined;	/* --annotate-inlined: "_[i]" for perf's
+				   "(inlined)" frames */
 };
 
 /*

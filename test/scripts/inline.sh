@@ -174,10 +174,14 @@ grep -Fq ';ns::run(unsigned long, std::function<unsigned long (unsigned long)> c
 	bad "cxx: no run;step;Acc<unsigned long>::add stack"
 grep -Fq ';_M_invoke;__invoke_r<' "$T/cxx.folded" || bad "cxx: the lambda's inline chain is missing"
 
-# 2. perf's own "(inlined)" frames (DWARF call graphs): annotated "_[i]"
-# without --inline, not repeated once fp-collapse --inline expands.
+# 2. perf's own "(inlined)" frames (DWARF call graphs): plain names, as
+# stackcollapse-perf.pl gives them; "_[i]" with --annotate-inlined; not
+# repeated once fp-collapse --inline expands.
 grep -q '(inlined)$' "$T/dwarf.txt" || bad "dwarf: perf script printed no (inlined) frames"
-"$FP" "$T/dwarf.txt" | grep -q ';work;stage_\[i\];mix_\[i\] ' || bad "dwarf: no work;stage_[i];mix_[i] stack"
+"$FP" "$T/dwarf.txt" | grep -q ';work;stage;mix ' || bad "dwarf: no work;stage;mix stack"
+"$FP" "$T/dwarf.txt" | grep -q '_\[i\]' && bad "dwarf: _[i] without --annotate-inlined"
+"$FP" --annotate-inlined "$T/dwarf.txt" | grep -q ';work;stage_\[i\];mix_\[i\] ' ||
+	bad "dwarf: no work;stage_[i];mix_[i] stack with --annotate-inlined"
 "$FP" --inline "$T/dwarf.txt" >"$T/dwarf.folded"
 grep -q ';work;stage;mix ' "$T/dwarf.folded" || bad "dwarf: --inline gives no work;stage;mix stack"
 grep -Eq '(stage|mix)_\[i\]' "$T/dwarf.folded" && bad "dwarf: perf's inlined frames repeated after expansion"

@@ -101,13 +101,30 @@ static const char *named(const char *sym, const char *dso, bool kernel, bool jit
 			 bool addrs, bool java)
 {
 	static char buf[512];
-	struct frame_name_opts o = { kernel, jit, addrs };
+	struct frame_name_opts o = { .annotate_kernel = kernel, .annotate_jit = jit,
+				     .include_addrs = addrs };
 	struct perf_frame f = {
 		.pc = { "abc", 3 }, .sym = { sym, strlen(sym) }, .dso = { dso, strlen(dso) },
 	};
 	GString *out = g_string_new(NULL);
 
 	frame_name_append(out, &o, &f, java);
+	snprintf(buf, sizeof(buf), "%s", out->str);
+	g_string_free(out, TRUE);
+	return buf;
+}
+
+/* The name of a frame perf printed as "SYM (inlined)". */
+static const char *named_inlined(const char *sym, bool annotate)
+{
+	static char buf[512];
+	struct frame_name_opts o = { .annotate_kernel = true, .annotate_inlined = annotate };
+	struct perf_frame f = {
+		.pc = { "abc", 3 }, .sym = { sym, strlen(sym) }, .inlined = true,
+	};
+	GString *out = g_string_new(NULL);
+
+	frame_name_append(out, &o, &f, false);
 	snprintf(buf, sizeof(buf), "%s", out->str);
 	g_string_free(out, TRUE);
 	return buf;
@@ -153,6 +170,11 @@ static void test_names(void)
 	CHECK_STR(named("outer->inner->leaf", "/a.out", false, false, false, false),
 		  "outer;inner_[i];leaf_[i]");
 	CHECK_STR(named("p->operator->", "/a.out", false, false, false, false), "p;operator->_[i]");
+	/* perf's "(inlined)" frames: plain, as the Perl script and inferno
+	 * name them, unless annotate_inlined asks for "_[i]" */
+	CHECK_STR(named_inlined("mix+0x44", false), "mix");
+	CHECK_STR(named_inlined("mix+0x44", true), "mix_[i]");
+	CHECK_STR(named_inlined("a->b", false), "a;b_[i]");
 	CHECK_STR(named("RegExp:[&<>\"']+0x1f", "/tmp/perf-7539.map", false, false, false, false),
 		  "RegExp:[&<>]");
 	CHECK_STR(named("off+0xABC", "/a", false, false, false, false), "off+0xABC");
