@@ -12,11 +12,41 @@ static bool is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
+static bool ends_with(const char *s, size_t n, const char *suffix)
+{
+	size_t l = strlen(suffix);
+
+	return n >= l && memcmp(s + n - l, suffix, l) == 0;
+}
+
+/* "vmlinux", "/usr/lib/debug/boot/vmlinux-5.4.0-1.x86_64": the last
+ * "vmlinux" followed by nothing but a version's letters, digits and ".-_" */
+static bool is_vmlinux(const char *dso, size_t len)
+{
+	const char *p = NULL;
+
+	for (const char *q = dso; (q = g_strstr_len(q, (gssize)(dso + len - q), "vmlinux")); q++)
+		p = q;
+	if (!p)
+		return false;
+	for (p += 7; p < dso + len; p++)
+		if (!g_ascii_isalnum(*p) && *p != '.' && *p != '-' && *p != '_')
+			return false;
+	return true;
+}
+
+/* A kernel module's file, possibly compressed as modules are installed. */
+static bool is_module(const char *dso, size_t len)
+{
+	return ends_with(dso, len, ".ko") || ends_with(dso, len, ".ko.xz") ||
+	       ends_with(dso, len, ".ko.gz") || ends_with(dso, len, ".ko.zst");
+}
+
 bool frame_dso_is_kernel(const char *dso, size_t len)
 {
 	if (len == 0 || has(dso, len, "unknown"))
 		return false;
-	return dso[0] == '[' || (len >= 7 && memcmp(dso + len - 7, "vmlinux", 7) == 0);
+	return dso[0] == '[' || is_vmlinux(dso, len) || is_module(dso, len);
 }
 
 /* Finds PREFIX DIGITS+ [ '-' DIGITS+ ] SUFFIX anywhere in s. */

@@ -16,7 +16,7 @@
  *  3. ';' becomes ':'; an argument list is removed (not for Go method names
  *     such as "net/http.(*Client).Do"); quotes are deleted;
  *  4. for a process named exactly "java", "Lpkg/Class;" loses its 'L';
- *  5. annotations: "_[k]" for kernel DSOs ("[...]" or "...vmlinux"),
+ *  5. annotations: "_[k]" for kernel DSOs (see frame_dso_is_kernel()),
  *     "_[j]" for JIT maps (/tmp/perf-PID.map, jitted-PID-N.so), "_[i]"
  *     for the parts of an inline chain after the first and, only with
  *     annotate_inlined, for frames perf printed as "(inlined)" (the Perl
@@ -58,7 +58,13 @@ void frame_name_append(GString *out, const struct frame_name_opts *o,
  */
 size_t frame_name_cut_args(char *name, size_t len);
 
-/* True for DSOs that get "_[k]": "[kernel.kallsyms]", ".../vmlinux". */
+/*
+ * True for DSOs that get "_[k]": "[kernel.kallsyms]" and the other "[...]"
+ * names (modules such as "[nf_conntrack]"), a vmlinux with or without a
+ * version (".../vmlinux", "/usr/lib/debug/boot/vmlinux-5.4.0") and module
+ * files ("/lib/modules/.../x.ko", also .ko.xz, .ko.gz, .ko.zst); not
+ * names containing "unknown".
+ */
 bool frame_dso_is_kernel(const char *dso, size_t len);
 
 /* True for JIT symbol maps: "/tmp/perf-123.map", "jitted-123-4.so". */

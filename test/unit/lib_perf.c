@@ -158,6 +158,15 @@ static void test_names(void)
 		  "do_syscall_64_[k]");
 	CHECK_STR(named("tcp_sendmsg", "/lib/modules/4.3/build/vmlinux", true, false, false, false),
 		  "tcp_sendmsg_[k]");
+	CHECK_STR(named("tcp_sendmsg", "/usr/lib/debug/boot/vmlinux-5.4.0-42-generic", true, false, false, false),
+		  "tcp_sendmsg_[k]");
+	CHECK_STR(named("nf_hook", "/lib/modules/6.1.0/kernel/net/nf.ko", true, false, false, false),
+		  "nf_hook_[k]");
+	CHECK_STR(named("nf_hook", "/lib/modules/6.1.0/kernel/net/nf.ko.xz", true, false, false, false),
+		  "nf_hook_[k]");
+	CHECK_STR(named("nf_hook", "[nf_conntrack]", true, false, false, false), "nf_hook_[k]");
+	CHECK_STR(named("f", "/opt/vmlinux-tools/bin/f", true, false, false, false), "f");
+	CHECK_STR(named("f", "/opt/x.kor", true, false, false, false), "f");
 	CHECK_STR(named("[unknown]", "[unknown]", true, false, false, false), "[unknown]");
 	CHECK_STR(named("[unknown]", "[kernel.kallsyms]", false, false, false, false),
 		  "[[kernel.kallsyms]]");
