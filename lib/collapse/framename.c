@@ -19,6 +19,25 @@ static bool ends_with(const char *s, size_t n, const char *suffix)
 	return n >= l && memcmp(s + n - l, suffix, l) == 0;
 }
 
+/*
+ * perf's "[...]" names for mappings of the process itself: code there runs
+ * in user space ("[vdso]" holds clock_gettime()), so it is not kernel code
+ * although the Perl script's /^\[/ says so.
+ */
+static bool user_pseudo_dso(const char *dso, size_t len)
+{
+	static const char *const prefixes[] = {
+		"[vdso", "[vsyscall]", "[vvar", "[heap]", "[stack", "[anon", "[uprobes]",
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(prefixes); i++) {
+		size_t l = strlen(prefixes[i]);
+		if (len >= l && memcmp(dso, prefixes[i], l) == 0)
+			return true;
+	}
+	return false;
+}
+
 /* "vmlinux", "/usr/lib/debug/boot/vmlinux-5.4.0-1.x86_64": the last
  * "vmlinux" followed by nothing but a version's letters, digits and ".-_" */
 static bool is_vmlinux(const char *dso, size_t len)
@@ -46,7 +65,9 @@ bool frame_dso_is_kernel(const char *dso, size_t len)
 {
 	if (len == 0 || has(dso, len, "unknown"))
 		return false;
-	return dso[0] == '[' || is_vmlinux(dso, len) || is_module(dso, len);
+	if (dso[0] == '[')
+		return !user_pseudo_dso(dso, len);
+	return is_vmlinux(dso, len) || is_module(dso, len);
 }
 
 /* Finds PREFIX DIGITS+ [ '-' DIGITS+ ] SUFFIX anywhere in s. */

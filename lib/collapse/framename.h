@@ -62,8 +62,11 @@ size_t frame_name_cut_args(char *name, size_t len);
  * True for DSOs that get "_[k]": "[kernel.kallsyms]" and the other "[...]"
  * names (modules such as "[nf_conntrack]"), a vmlinux with or without a
  * version (".../vmlinux", "/usr/lib/debug/boot/vmlinux-5.4.0") and module
- * files ("/lib/modules/.../x.ko", also .ko.xz, .ko.gz, .ko.zst); not
- * names containing "unknown".
+ * files ("/lib/modules/.../x.ko", also .ko.xz, .ko.gz, .ko.zst).  Not:
+ * names containing "unknown", and the "[...]" mappings of the process's
+ * own address space, whose code runs in user space: "[vdso]" (and
+ * "[vdso32]", "[vdsox32]"), "[vsyscall]", "[vvar]", "[heap]", "[stack...]",
+ * "[anon...]", "[uprobes]".
  */
 bool frame_dso_is_kernel(const char *dso, size_t len);
 

@@ -467,9 +467,21 @@ bool frame_is_kernel_placeholder(const char *s, size_t len)
 	       is_addr_placeholder(s, len, "[[kernel.kallsyms] <", 20);
 }
 
+/*
+ * The vDSO's code runs in user space, but stackcollapse-perf.pl --kernel
+ * marks its frames "_[k]" ("__vdso_clock_gettime_[k]", "[[vdso]]_[k]"):
+ * such a mark is not believed.
+ */
+static bool is_vdso_frame(const char *s, size_t len)
+{
+	return (len >= 7 && memcmp(s, "__vdso_", 7) == 0) ||
+	       (len >= 6 && memcmp(s, "[[vdso", 6) == 0);
+}
+
 bool frame_is_kernel(const char *s, size_t len)
 {
-	return ends_with(s, len, "_[k]", 4) || frame_is_kernel_placeholder(s, len);
+	return (ends_with(s, len, "_[k]", 4) && !is_vdso_frame(s, len)) ||
+	       frame_is_kernel_placeholder(s, len);
 }
 
 enum kclass { K_KEEP, K_DROP, K_NAMED_KERNEL, K_NAME };

@@ -128,7 +128,10 @@ const char *kfolder_apply(struct kfolder *k, const char *stack, size_t len,
 
 /* True for a kernel frame: "..._[k]", or a placeholder for an unnamed
  * kernel symbol ("[[kernel.kallsyms]]", "[kernel.kallsyms]", "[kernel]",
- * "[[kernel.kallsyms] <ffffffff8100e06>]" from fp-collapse --addrs). */
+ * "[[kernel.kallsyms] <ffffffff8100e06>]" from fp-collapse --addrs).  Not
+ * the vDSO's frames, which run in user space, even marked "_[k]" as
+ * stackcollapse-perf.pl --kernel marks them ("__vdso_clock_gettime_[k]",
+ * "[[vdso]]_[k]"). */
 bool frame_is_kernel(const char *s, size_t len);
 bool frame_is_kernel_placeholder(const char *s, size_t len);
 

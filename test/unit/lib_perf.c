@@ -167,6 +167,13 @@ static void test_names(void)
 	CHECK_STR(named("nf_hook", "[nf_conntrack]", true, false, false, false), "nf_hook_[k]");
 	CHECK_STR(named("f", "/opt/vmlinux-tools/bin/f", true, false, false, false), "f");
 	CHECK_STR(named("f", "/opt/x.kor", true, false, false, false), "f");
+	/* the vDSO and the process's other mappings run in user space */
+	CHECK_STR(named("__vdso_clock_gettime+0x56", "[vdso]", true, false, false, false),
+		  "__vdso_clock_gettime");
+	CHECK_STR(named("[unknown]", "[vdso]", true, false, false, false), "[[vdso]]");
+	CHECK_STR(named("f", "[vsyscall]", true, false, false, false), "f");
+	CHECK_STR(named("f", "[heap]", true, false, false, false), "f");
+	CHECK_STR(named("f", "[anon:jit]", true, false, false, false), "f");
 	CHECK_STR(named("[unknown]", "[unknown]", true, false, false, false), "[unknown]");
 	CHECK_STR(named("[unknown]", "[kernel.kallsyms]", false, false, false, false),
 		  "[[kernel.kallsyms]]");

@@ -305,6 +305,10 @@ static void test_kfold(void)
 	}
 	CHECK(frame_is_kernel("x_[k]", 5) && !frame_is_kernel("x", 1));
 	CHECK(frame_is_kernel_placeholder("[kernel.kallsyms]_[k]", 21));
+	/* the vDSO runs in user space, whatever the Perl script marked it */
+	CHECK(!frame_is_kernel("__vdso_clock_gettime_[k]", 24));
+	CHECK(!frame_is_kernel("[[vdso]]_[k]", 12));
+	CHECK(frame_is_kernel("vdso_fault_[k]", 14));
 }
 
 static const char *filter(const struct stack_filter_opts *o, const char *stack)
