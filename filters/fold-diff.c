@@ -63,10 +63,6 @@ static bool read_profile(struct fold_table *t, const char *path, int col,
 				     "differential line (two counts)");
 			continue;
 		}
-		/* difffolded.pl's /^(.*)\s+?(\d+...)$/ keeps all but one of the
-		 * blanks before the count in the stack */
-		if (fl.gap > 1)
-			n += fl.gap - 1;
 		if (opts.strip_hex)
 			s = stack_strip_hex(s, n, buf, &n);
 		fold_table_add2(t, s, n, col ? 0 : fl.count[0], col ? fl.count[0] : 0);

@@ -26,6 +26,19 @@ static bool is_blank(char c)
 	return c == ' ' || c == '\t';
 }
 
+/* A stack may end in blanks (they belong to its leaf), but is never only
+ * blanks, and the blank that separates it from its count is not its own. */
+static void check_stack(const char *s, size_t n, const char *line_end)
+{
+	size_t i = 0;
+
+	FUZZ_CHECK(n > 0, "empty stack");
+	while (i < n && is_blank(s[i]))
+		i++;
+	FUZZ_CHECK(i < n, "stack of blanks only");
+	FUZZ_CHECK(s + n < line_end && is_blank(s[n]), "no separating blank after the stack");
+}
+
 /* Reads path into t; returns the number of differential lines. */
 static size_t load(struct fold_table *t, const char *path, struct skip_log *skips,
 		   bool *failed)
@@ -40,7 +53,7 @@ static size_t load(struct fold_table *t, const char *path, struct skip_log *skip
 	FUZZ_CHECK(fr && !err, "cannot open the memfd");
 	while ((rc = folded_reader_next(fr, &fl, &err)) > 0) {
 		FUZZ_CHECK(fl.len > 0, "empty stack at line %lu", (unsigned long)fl.lineno);
-		FUZZ_CHECK(!is_blank(fl.stack[fl.len - 1]), "stack ends in a blank");
+		check_stack(fl.stack, fl.len, fl.stack + fl.len + 1);
 		FUZZ_CHECK(!memchr(fl.stack, '\n', fl.len), "newline in a stack");
 		FUZZ_CHECK(fl.ncounts == 1 || fl.ncounts == 2, "ncounts %d", fl.ncounts);
 		FUZZ_CHECK(fl.count[0] >= 0 && fl.count[1] >= 0, "negative count");
@@ -66,7 +79,7 @@ static void check_raw(const char *s, size_t n)
 
 	if (!why) {
 		FUZZ_CHECK(fl.stack == s && fl.len > 0 && fl.len < n, "bad stack span");
-		FUZZ_CHECK(!is_blank(fl.stack[fl.len - 1]), "stack ends in a blank");
+		check_stack(fl.stack, fl.len, s + n);
 	}
 }
 

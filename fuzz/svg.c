@@ -153,7 +153,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fr = folded_reader_open(fuzz_file(p, (size_t)(end - p)), NULL, &err);
 	FUZZ_CHECK(fr, "cannot open the memfd");
 	while (folded_reader_next(fr, &fl, &err) > 0)
-		fg_add(fg, fl.stack, fl.len + (fl.gap > 1 ? fl.gap - 1 : 0),
+		fg_add(fg, fl.stack, fl.len,
 		       fl.count[0], fl.count[1], fl.ncounts);
 	g_clear_error(&err);
 	folded_reader_free(fr);

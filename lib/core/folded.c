@@ -49,11 +49,11 @@ const char *folded_parse(const char *s, size_t len, struct folded_line *out)
 	if (st != FK_COUNT_OK)
 		return st == FK_COUNT_INVALID ? "count is not a number" : fk_count_status_str(st);
 	out->stack = s;
-	out->len = rest;
+	/* the stack keeps all but one of the blanks before its count */
+	out->len = (size_t)(tok - s) - 1;
 	out->count[0] = c;
 	out->count[1] = 0;
 	out->ncounts = 1;
-	out->gap = (size_t)(tok - (s + rest));
 
 	/* A second number before the first makes a differential line.  Only
 	 * a token of digits and dots can be one: look back no further. */
@@ -69,11 +69,10 @@ const char *folded_parse(const char *s, size_t len, struct folded_line *out)
 
 		if (rest2 != rest && rest2 > 0 &&
 		    fk_count_parse(tok2, tlen2, &c2) == FK_COUNT_OK) {
-			out->len = rest2;
+			out->len = (size_t)(tok2 - s) - 1;
 			out->count[0] = c2;
 			out->count[1] = c;
 			out->ncounts = 2;
-			out->gap = (size_t)(tok2 - (s + rest2));
 		}
 	}
 	return NULL;

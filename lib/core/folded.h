@@ -7,6 +7,11 @@
  *
  * Frames are separated by ';', the stack from its count(s) by spaces or
  * tabs.  Counts are fk_count values (integers or decimals, see count.h).
+ * As flamegraph.pl reads it, only the last blank before the (first) count
+ * separates: any others belong to the stack, whose leaf then ends in a
+ * blank ("a;f(unsigned long  5": the leaf is "f(unsigned long ").  Tools
+ * that pass stacks through write them back with one blank, so no frame is
+ * renamed.
  *
  * One call reads one file as a stream:
  *
@@ -39,7 +44,6 @@ struct folded_line {
 	size_t len;
 	fk_count count[2];	/* count[1] is 0 unless ncounts == 2 */
 	int ncounts;		/* 1, or 2 for a differential line */
-	size_t gap;		/* blanks between the stack and its first count */
 	uint64_t lineno;
 };
 

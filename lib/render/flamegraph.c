@@ -384,10 +384,7 @@ int fg_add_file(struct flamegraph *fg, const char *path,
 		return -1;
 	add = folded_reader_stable(r) ? fg_add_ref : fg_add;
 	while ((rc = folded_reader_next(r, &fl, err)) > 0)
-		/* flamegraph.pl leaves all but one blank before the count in
-		 * the last frame's name */
-		add(fg, fl.stack, fl.len + (fl.gap > 1 ? fl.gap - 1 : 0),
-		    fl.count[0], fl.count[1], fl.ncounts);
+		add(fg, fl.stack, fl.len, fl.count[0], fl.count[1], fl.ncounts);
 	/* a mapped file holds stacks the graph points to: keep it */
 	g_ptr_array_add(fg->readers, r);
 	return rc < 0 ? -1 : 0;

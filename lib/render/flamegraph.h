@@ -99,7 +99,8 @@ void fg_add_ref(struct flamegraph *fg, const char *stack, size_t len,
  * Adds every stack of a folded file (NULL or "-": stdin) with fg_add_ref()
  * when it can be mapped (see folded_reader_open_mapped()), else fg_add();
  * the graph keeps the mapping until fg_free().  As flamegraph.pl does, all
- * but one of the blanks before the count stay in the last frame's name.
+ * but one of the blanks before the count stay in the last frame's name
+ * (folded.h).
  * Lines that are not folded stacks are counted in skips.  Returns 0, or -1
  * with *err set ("FILE:LINE: ..."); the stacks read before an error stay.
  */

@@ -79,6 +79,11 @@ static void test_folded(void)
 	      fl.count[0] == fk_count_from_u64(1) && fl.count[1] == fk_count_from_u64(2));
 	CHECK(folded("a b;c\t3  ", &fl) == NULL && fl.len == 5 &&
 	      fl.count[0] == fk_count_from_u64(3));
+	/* only the last blank before the count separates: the leaf keeps
+	 * the others, as flamegraph.pl reads it */
+	CHECK(folded("a;f<unsigned long  5", &fl) == NULL && fl.len == 18 &&
+	      fl.stack[17] == ' ' && fl.ncounts == 1);
+	CHECK(folded("a;b \t 1 2", &fl) == NULL && fl.len == 5 && fl.ncounts == 2);
 	CHECK(folded("a;b 0.5", &fl) == NULL && fl.count[0] == FK_COUNT_ONE / 2);
 	CHECK_STR(folded("a;b", &fl), "missing count");
 	CHECK_STR(folded("5", &fl), "missing stack");
