@@ -67,7 +67,7 @@ static inline bool fuzz_folded_ambiguous(const char *s, size_t n)
 	if (i == 0)
 		return false;
 	st = fk_count_parse(s + i, n - i, &c);
-	return st == FK_COUNT_OK || st == FK_COUNT_TOO_LARGE || st == FK_COUNT_TOO_PRECISE;
+	return st == FK_COUNT_OK || st == FK_COUNT_TOO_LARGE;
 }
 
 static inline const char *fuzz_file_at(int *fd, char *path, size_t pathsz,

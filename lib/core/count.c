@@ -2,10 +2,23 @@
 
 #include <string.h>
 
+/*
+ * Past the ninth decimal a count is rounded to the nearest 10^-9, a tie to
+ * the even neighbour: summing many rounded counts then drifts neither up
+ * nor down, and it is IEEE 754's default, the rounding Perl's and inferno's
+ * floating-point sums make.
+ */
+static bool round_up(unsigned __int128 kept, int first, bool rest)
+{
+	return first > 5 || (first == 5 && (rest || kept % 2 == 1));
+}
+
 enum fk_count_status fk_count_parse(const char *s, size_t len, fk_count *out)
 {
 	unsigned __int128 whole = 0, frac = 0;
 	size_t i = 0, ndigits = 0, nfrac = 0;
+	int dropped = -1;	/* the first digit past the ninth, or -1 */
+	bool rest = false;	/* a non-zero digit after that one */
 
 	if (len == 0)
 		return FK_COUNT_EMPTY;
@@ -19,10 +32,15 @@ enum fk_count_status fk_count_parse(const char *s, size_t len, fk_count *out)
 			return FK_COUNT_TOO_LARGE;
 	}
 	if (i < len && s[i] == '.') {
-		for (i++; i < len && s[i] >= '0' && s[i] <= '9'; i++, nfrac++) {
-			if (nfrac == FK_COUNT_FRAC_DIGITS)
-				return FK_COUNT_TOO_PRECISE;
-			frac = frac * 10 + (unsigned)(s[i] - '0');
+		for (i++; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+			if (nfrac < FK_COUNT_FRAC_DIGITS) {
+				frac = frac * 10 + (unsigned)(s[i] - '0');
+				nfrac++;
+			} else if (dropped < 0) {
+				dropped = s[i] - '0';
+			} else if (s[i] != '0') {
+				rest = true;
+			}
 		}
 	}
 	if (i != len)
@@ -31,7 +49,14 @@ enum fk_count_status fk_count_parse(const char *s, size_t len, fk_count *out)
 		return FK_COUNT_INVALID;
 	for (; nfrac < FK_COUNT_FRAC_DIGITS; nfrac++)
 		frac *= 10;
-	*out = (fk_count)(whole * FK_COUNT_ONE + frac);
+	whole = whole * FK_COUNT_ONE + frac;
+	if (dropped >= 0 && round_up(whole, dropped, rest)) {
+		whole++;
+		/* "18446744073709551615.9999999999" rounds up to 2^64 */
+		if (whole / FK_COUNT_ONE > UINT64_MAX)
+			return FK_COUNT_TOO_LARGE;
+	}
+	*out = (fk_count)whole;
 	return FK_COUNT_OK;
 }
 
@@ -43,7 +68,6 @@ const char *fk_count_status_str(enum fk_count_status st)
 	case FK_COUNT_INVALID: return "count is not a number";
 	case FK_COUNT_NEGATIVE: return "negative count";
 	case FK_COUNT_TOO_LARGE: return "count above 2^64-1";
-	case FK_COUNT_TOO_PRECISE: return "count has more than 9 decimal places";
 	}
 	return "bad count";
 }

@@ -1,6 +1,9 @@
 /*
  * count.h - exact sample counts: integers up to 2^64-1 and decimals with up
- * to nine fractional digits, summed without overflow or rounding.
+ * to nine fractional digits, summed without overflow or rounding.  A count
+ * written with more decimals is rounded to nine when parsed: to the nearest
+ * 10^-9, a tie to the even neighbour (0.0000000005 -> 0, 0.0000000015 ->
+ * 0.000000002, 0.00000000051 -> 0.000000001).
  *
  *	fk_count c;
  *	if (fk_count_parse("12.5", 4, &c) == FK_COUNT_OK)
@@ -34,11 +37,11 @@ enum fk_count_status {
 	FK_COUNT_EMPTY,		/* len is 0 */
 	FK_COUNT_INVALID,	/* not a decimal number */
 	FK_COUNT_NEGATIVE,	/* starts with '-' */
-	FK_COUNT_TOO_LARGE,	/* integer part above 2^64-1 */
-	FK_COUNT_TOO_PRECISE,	/* more than nine fractional digits */
+	FK_COUNT_TOO_LARGE,	/* integer part above 2^64-1 (after rounding) */
 };
 
-/* Parses s[0..len) entirely ("17", "0.25"); never reads past len. */
+/* Parses s[0..len) entirely ("17", "0.25"); never reads past len.  Digits
+ * past the ninth decimal round (see above). */
 enum fk_count_status fk_count_parse(const char *s, size_t len, fk_count *out);
 
 /* A short English reason for a status, for error messages. */

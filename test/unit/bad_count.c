@@ -45,7 +45,20 @@ int main(void)
 	CHECK(parse("1e3", &c) == FK_COUNT_INVALID, "1e3");
 	CHECK(parse("12x", &c) == FK_COUNT_INVALID, "12x");
 	CHECK(parse(" 1", &c) == FK_COUNT_INVALID, "leading blank");
-	CHECK(parse("0.0000000001", &c) == FK_COUNT_TOO_PRECISE, "1e-10");
+	CHECK(parse("0.0000000001", &c) == FK_COUNT_OK && c == 0, "1e-10 rounds to 0");
+	CHECK(parse("18446744073709551615.9999999994", &c) == FK_COUNT_OK &&
+	      c == fk_count_from_u64(UINT64_MAX) + FK_COUNT_ONE - 1, "2^64-1 and a fraction, rounded down");
+	CHECK(parse("18446744073709551615.9999999995", &c) == FK_COUNT_TOO_LARGE,
+	      "rounds up to 2^64");
+	{	/* many decimals: rounded once, by the first dropped digit and
+		 * whether any later one is non-zero */
+		GString *g = g_string_new("7.");
+		for (int i = 0; i < 100000; i++)
+			g_string_append_c(g, i == 50000 ? '1' : '0');
+		CHECK(fk_count_parse(g->str, g->len, &c) == FK_COUNT_OK &&
+		      c == 7 * FK_COUNT_ONE, "100000 decimals");
+		g_string_free(g, TRUE);
+	}
 	CHECK(fk_count_parse("12", 1, &c) == FK_COUNT_OK && c == FK_COUNT_ONE, "reads only len");
 
 	/* the 128-bit extremes format in the buffer */

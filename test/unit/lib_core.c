@@ -46,7 +46,16 @@ static void test_counts(void)
 	CHECK(parse("1.5", &c) == FK_COUNT_OK);
 	CHECK_STR(fmt(c), "1.5");
 	CHECK(parse("0.000000001", &c) == FK_COUNT_OK && c == 1);
-	CHECK(parse("0.0000000001", &c) == FK_COUNT_TOO_PRECISE);
+	/* past nine decimals: rounded to nearest, ties to even */
+	CHECK(parse("0.0000000001", &c) == FK_COUNT_OK && c == 0);
+	CHECK(parse("0.0000000005", &c) == FK_COUNT_OK && c == 0);
+	CHECK(parse("0.0000000015", &c) == FK_COUNT_OK && c == 2);
+	CHECK(parse("0.00000000050000000001", &c) == FK_COUNT_OK && c == 1);
+	CHECK(parse("0.0000000025", &c) == FK_COUNT_OK && c == 2);
+	CHECK(parse("0.0000000026", &c) == FK_COUNT_OK && c == 3);
+	CHECK(parse("1.9999999999", &c) == FK_COUNT_OK && c == 2 * FK_COUNT_ONE);
+	CHECK(parse("3.14159265358979", &c) == FK_COUNT_OK);
+	CHECK_STR(fmt(c), "3.141592654");
 	CHECK(parse("2.50", &c) == FK_COUNT_OK);
 	CHECK_STR(fmt(c), "2.5");
 	CHECK(parse("3.", &c) == FK_COUNT_OK);
