@@ -100,6 +100,8 @@ static void check_table(struct fold_table *t)
 		struct fold_entry *e = v[i];
 		FUZZ_CHECK(e->len > 0, "empty stack");
 		FUZZ_CHECK(!memchr(e->stack, '\n', e->len), "newline in a stack");
+		FUZZ_CHECK(!fuzz_folded_ambiguous(e->stack, e->len),
+			   "a stack the folded format cannot carry: '%s'", e->stack);
 		FUZZ_CHECK(e->stack[e->len] == '\0', "stack not NUL-terminated");
 		FUZZ_CHECK(fold_table_find(t, e->stack, e->len) == e, "find misses an entry");
 		if (i) {

@@ -167,6 +167,7 @@ static void append_frames(struct collapser *c, const struct perf_frame *frames,
 			  size_t n, bool java, GString *key)
 {
 	const struct perf_frame *expanded = NULL;	/* by the inliner */
+	size_t mark;
 
 	for (size_t i = n; i-- > 0;) {
 		const struct perf_frame *f = &frames[i];
@@ -180,9 +181,12 @@ static void append_frames(struct collapser *c, const struct perf_frame *frames,
 			continue;
 		if (!f->inlined)
 			expanded = NULL;
+		mark = key->len + 1;
 		g_string_append_c(key, ';');
 		if (c->o.inliner && c->o.inliner->resolve &&
 		    c->o.inliner->resolve(c->o.inliner->self, f, c->o.inliner->context, key)) {
+			/* names from debug information, which any binary chooses */
+			frame_name_make_safe(key, mark);
 			expanded = f;
 			continue;
 		}
@@ -225,9 +229,13 @@ void collapser_stack_key(struct collapser *c, const struct perf_sample *s,
 						  key->str + from, key->len - from);
 		}
 	}
-	/* without a process name the root frame needs no separator */
-	if (from == 0 && key->len)
+	/* without a process name the root frame needs no separator, and
+	 * must not start with '#': the line would read as a comment */
+	if (from == 0 && key->len) {
 		g_string_erase(key, 0, 1);
+		if (key->len && key->str[0] == '#')
+			key->str[0] = '_';
+	}
 	c->key = saved;
 }
 

@@ -14,7 +14,7 @@
  * include_pid, "-PID/TID" with include_tid; PID is "?" when perf printed
  * only the thread id), and its weight is the period perf printed, or 1.
  * Frames are named by framename.h.  A sample without comm starts directly
- * with its root frame.
+ * with its root frame (a '#' starting it becomes '_', as for a comm).
  *
  * Only one event is aggregated: event_filter, or else the first event seen
  * (mixing, say, cycles and instructions gives a meaningless profile).

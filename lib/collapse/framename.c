@@ -1,5 +1,7 @@
 #include "collapse/framename.h"
 
+#include "core/folded.h"
+
 #include <string.h>
 
 static bool has(const char *s, size_t n, const char *needle)
@@ -232,6 +234,24 @@ static void append_srcline(GString *out, struct fk_str src)
 		g_string_truncate(out, mark);
 }
 
+void frame_name_make_safe(GString *out, size_t from)
+{
+	char *s = out->str;
+	size_t start = from;
+
+	for (size_t i = from; i <= out->len; i++) {
+		if (i < out->len && s[i] == '\n')
+			s[i] = '_';
+		if (i == out->len || s[i] == ';') {
+			/* "evil 1" would end "p;evil 1 5", a differential line */
+			size_t at = folded_count_blank(s + start, i - start);
+			if (at < i - start)
+				s[start + at] = '_';
+			start = i + 1;
+		}
+	}
+}
+
 static void append_part(GString *out, const struct frame_name_opts *o,
 			const struct perf_frame *f, const char *p, size_t n,
 			bool inlined, bool java)
@@ -257,6 +277,9 @@ static void append_part(GString *out, const struct frame_name_opts *o,
 		g_string_append_len(out, p, (gssize)n);
 	}
 	tidy(out, from, java);
+	/* the name itself, so that "evil 1" is "evil_1" with or without an
+	 * annotation; then the whole frame, for what a srcline adds */
+	frame_name_make_safe(out, from);
 	if (inlined)
 		g_string_append(out, "_[i]");
 	else if (o->annotate_kernel && frame_dso_is_kernel(f->dso.s, f->dso.len))
@@ -265,6 +288,7 @@ static void append_part(GString *out, const struct frame_name_opts *o,
 		g_string_append(out, "_[j]");
 	if (f->srcline.len)
 		append_srcline(out, f->srcline);
+	frame_name_make_safe(out, from);
 }
 
 /* Length of sym without a final "+0x<lowercase hex>" offset. */

@@ -21,7 +21,10 @@
  *     for the parts of an inline chain after the first and, only with
  *     annotate_inlined, for frames perf printed as "(inlined)" (the Perl
  *     script and inferno leave those unannotated);
- *  6. a source line (perf script -F+srcline) is appended as ":FILE:LINE".
+ *  6. a source line (perf script -F+srcline) is appended as ":FILE:LINE";
+ *  7. a frame that ends in a blank and a number ("evil 1", or "f 0.5 ")
+ *     gets '_' for that blank ("evil_1"): "p;evil 1 5" would read as a
+ *     differential line (stack "p;evil", counts 1 and 5) everywhere.
  *
  * Where the Perl script mangles names, these rules do better (see
  * docs/fp-collapse.1, COMPATIBILITY): the argument list is cut only at the
@@ -51,6 +54,13 @@ struct frame_name_opts {
  */
 void frame_name_append(GString *out, const struct frame_name_opts *o,
 		       const struct perf_frame *f, bool java);
+
+/*
+ * Makes the ';'-separated frames in out from byte from on safe to print as
+ * folded stacks (rule 7, and '\n' becomes '_'), in place: for names that
+ * did not go through frame_name_append(), such as --inline's.
+ */
+void frame_name_make_safe(GString *out, size_t from);
 
 /*
  * Removes a C++/C argument list from name[0..len) in place, the way rule 3

@@ -78,6 +78,21 @@ const char *folded_parse(const char *s, size_t len, struct folded_line *out)
 	return NULL;
 }
 
+size_t folded_count_blank(const char *s, size_t n)
+{
+	size_t end = n, start;
+	fk_count c;
+
+	while (end > 0 && is_blank(s[end - 1]))
+		end--;
+	start = end;
+	while (start > 0 && !is_blank(s[start - 1]))
+		start--;
+	if (start > 0 && start < end && fk_count_parse(s + start, end - start, &c) == FK_COUNT_OK)
+		return start - 1;
+	return n;
+}
+
 struct folded_reader {
 	struct line_reader *lr;	/* or, for a mapped file: */
 	struct map_lines *map;

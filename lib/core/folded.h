@@ -54,6 +54,14 @@ struct folded_line {
  */
 const char *folded_parse(const char *s, size_t len, struct folded_line *out);
 
+/*
+ * A frame that ends in a blank and a number ("evil 1", "f 0.5 ") cannot be
+ * the last of a stack: "p;evil 1 5" reads as the differential line "p;evil"
+ * 1 5.  Returns the index of that blank in s[0..n), or n when the frame is
+ * safe.  (Collapsers replace the blank; kfold refuses such a name.)
+ */
+size_t folded_count_blank(const char *s, size_t n);
+
 struct folded_reader;
 
 /* Opens path (NULL or "-": stdin); skips are counted into skips. */

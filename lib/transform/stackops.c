@@ -1,6 +1,7 @@
 #include "transform/stackops.h"
 
 #include "core/error.h"
+#include "core/folded.h"
 
 #include <string.h>
 #ifdef __SSE2__
@@ -508,11 +509,13 @@ struct kfolder *kfolder_new(const struct kfold_opts *o, GError **err)
 		size_t nl = nm ? strlen(nm) : 0;
 
 		/* a line break would split the output line; a trailing blank
-		 * is dropped when the output is read back (found by fuzz/kfold) */
-		if (nl == 0 || strpbrk(nm, ";\n") || nm[nl - 1] == ' ' || nm[nl - 1] == '\t') {
+		 * is dropped when the output is read back (found by fuzz/kfold);
+		 * "x 1" as the leaf would read back as a differential line */
+		if (nl == 0 || strpbrk(nm, ";\n") || nm[nl - 1] == ' ' || nm[nl - 1] == '\t' ||
+		    folded_count_blank(nm, nl) < nl) {
 			g_set_error(err, FK_ERROR, FK_ERROR_USAGE,
 				    "bad name '%s' for '%s': it must be non-empty, without ';', "
-				    "a line break or a trailing blank",
+				    "a line break, a trailing blank or a blank and a number at its end",
 				    o->rules[i].name ? o->rules[i].name : "",
 				    o->rules[i].regex);
 			kfolder_free(k);

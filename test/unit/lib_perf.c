@@ -194,6 +194,19 @@ static void test_names(void)
 	CHECK_STR(named("RegExp:[&<>\"']+0x1f", "/tmp/perf-7539.map", false, false, false, false),
 		  "RegExp:[&<>]");
 	CHECK_STR(named("off+0xABC", "/a", false, false, false, false), "off+0xABC");
+	/* no frame ends in a blank and a number: "p;evil 1 5" would read as
+	 * a differential line */
+	CHECK_STR(named("evil 1+0x10", "/a", false, false, false, false), "evil_1");
+	CHECK_STR(named("evil\t1", "/a", false, false, false, false), "evil_1");
+	CHECK_STR(named("f 0.5 ", "/a", false, false, false, false), "f_0.5 ");
+	CHECK_STR(named("f +2", "/a", false, false, false, false), "f_+2");
+	CHECK_STR(named("f 1", "/tmp/perf-1.map", false, true, false, false), "f_1_[j]");
+	CHECK_STR(named("a 1->b 2", "/a", false, false, false, false), "a_1;b_2_[i]");
+	CHECK_STR(named("f -1", "/a", false, false, false, false), "f -1");
+	CHECK_STR(named("f 1x", "/a", false, false, false, false), "f 1x");
+	CHECK_STR(named("f 1.2.3", "/a", false, false, false, false), "f 1.2.3");
+	CHECK_STR(named("12", "/a", false, false, false, false), "12");
+	CHECK_STR(named("[unknown]", "/tmp/evil 1", false, false, false, false), "[evil 1]");
 }
 
 int main(void)
