@@ -132,7 +132,7 @@ int main(int argc, char **argv)
 	run.f = f;
 	run.t = fold_table_new();
 	skips = skip_log_new();
-	status = tool_read_folded(argv + 2, argc - 2, skips, grep_line, &run, &inputs);
+	status = tool_read_folded(argv + 2, argc - 2, skips, NULL, grep_line, &run, &inputs);
 
 	if (opts.count) {
 		print_count(run.matched, run.total);

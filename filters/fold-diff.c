@@ -43,7 +43,8 @@ static const char description[] =
 
 /* Adds one profile into column col; false after an error message. */
 static bool read_profile(struct fold_table *t, const char *path, int col,
-			 struct skip_log *skips, GString *buf)
+			 struct skip_log *skips, struct folded_shape *plain,
+			 GString *buf)
 {
 	GError *err = NULL;
 	struct folded_reader *fr = folded_reader_open(path, skips, &err);
@@ -54,15 +55,11 @@ static bool read_profile(struct fold_table *t, const char *path, int col,
 		tool_warn_error(err);
 		return false;
 	}
+	folded_reader_set_shape(fr, plain);
 	while ((rc = folded_reader_next(fr, &fl, &err)) > 0) {
 		const char *s = fl.stack;
 		size_t n = fl.len;
 
-		if (fl.ncounts != 1) {
-			skip_log_add(skips, folded_reader_name(fr), fl.lineno,
-				     "differential line (two counts)");
-			continue;
-		}
 		if (opts.strip_hex)
 			s = stack_strip_hex(s, n, buf, &n);
 		fold_table_add2(t, s, n, col ? 0 : fl.count[0], col ? fl.count[0] : 0);
@@ -76,6 +73,7 @@ static bool read_profile(struct fold_table *t, const char *path, int col,
 int main(int argc, char **argv)
 {
 	struct fold_diff_opts o = { 0 };
+	struct folded_shape plain = { .ncounts = 1 };	/* both inputs */
 	struct fold_table *t;
 	struct skip_log *skips;
 	GString *buf;
@@ -107,8 +105,11 @@ int main(int argc, char **argv)
 	t = fold_table_new();
 	skips = skip_log_new();
 	buf = g_string_new(NULL);
-	ok = read_profile(t, argv[1], 0, skips, buf);
-	ok = read_profile(t, argv[2], 1, skips, buf) && ok;
+	ok = read_profile(t, argv[1], 0, skips, &plain, buf);
+	ok = read_profile(t, argv[2], 1, skips, &plain, buf) && ok;
+	/* a line with two counts in an input: its samples are missing */
+	ok = tool_report_shape(&plain) == FK_EXIT_OK && ok;
+	folded_shape_release(&plain);
 	if (!ok) {
 		status = FK_EXIT_FAILURE;	/* half a diff would mislead */
 	} else if ((omitted = fold_diff_write(t, &o, stdout, &err)) < 0) {

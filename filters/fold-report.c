@@ -53,17 +53,15 @@ struct input {
 	GPtrArray *readers;
 };
 
-/* The first differential line read, and the part being read. */
-static struct { const char *file; uint64_t line; struct profile *p; } cur;
+/*
+ * Every part is read as a plain profile: a line with two counts is not
+ * returned but counted in plain, whose first such line the message names.
+ */
+static struct folded_shape plain = { .ncounts = 1 };
 
 static void add_line(const struct folded_line *fl, bool stable, void *data)
 {
-	if (fl->ncounts == 1)
-		profile_add(cur.p, fl->stack, fl->len, fl->count[0], stable);
-	else if (!cur.file) {
-		cur.file = data;
-		cur.line = fl->lineno;
-	}
+	profile_add(data, fl->stack, fl->len, fl->count[0], stable);
 }
 
 /* Reads FILE... as one profile, or DIR's files one each (see report.h). */
@@ -92,9 +90,8 @@ static int read_input(struct input *in, char **args, int n, struct skip_log *ski
 	for (size_t i = 0; i < in->src.nfiles; i++) {
 		GPtrArray *r;
 
-		cur.p = in->src.parts[i];
-		if (tool_read_folded(&files[i], 1, skips, add_line,
-				     strcmp(files[i], "-") ? files[i] : "<stdin>", &r) != FK_EXIT_OK)
+		if (tool_read_folded(&files[i], 1, skips, &plain, add_line,
+				     in->src.parts[i], &r) != FK_EXIT_OK)
 			status = FK_EXIT_FAILURE;
 		g_ptr_array_add(in->readers, r);
 	}
@@ -149,10 +146,10 @@ int main(int argc, char **argv)
 	if (opts.offcpu && read_input(&off, &opts.offcpu, 1, skips) != FK_EXIT_OK)
 		status = FK_EXIT_FAILURE;
 	tool_report_skips(skips, opts.verbose);
-	if (cur.file) {
+	if (plain.odd) {
 		tool_warn("%s:%" G_GUINT64_FORMAT ": a differential profile (two counts a line): "
 			  "fold-report reads one profile; compare two with fold-diff",
-			  cur.file, cur.line);
+			  plain.odd_file, plain.odd_line);
 		status = FK_EXIT_FAILURE;
 		goto out;
 	}
@@ -162,6 +159,7 @@ int main(int argc, char **argv)
 		status = FK_EXIT_FAILURE;
 	}
 out:
+	folded_shape_release(&plain);
 	skip_log_free(skips);
 	input_free(&on);
 	input_free(&off);

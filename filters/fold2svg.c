@@ -86,6 +86,8 @@ int main(int argc, char **argv)
 			err = NULL;
 			status = FK_EXIT_FAILURE;
 		}
+	if (tool_report_shape(fg_shape(fg)) != FK_EXIT_OK)
+		status = FK_EXIT_FAILURE;
 	tool_report_skips(skips, opts.verbose);
 
 	if (fg_build(fg, &err) < 0) {

@@ -114,7 +114,7 @@ int main(int argc, char **argv)
 	run.k = k;
 	run.t = fold_table_new();
 	skips = skip_log_new();
-	status = tool_read_folded(argv + 1, argc - 1, skips, fold_line, &run, &inputs);
+	status = tool_read_folded(argv + 1, argc - 1, skips, NULL, fold_line, &run, &inputs);
 
 	if (fold_table_write(run.t, stdout, run.ncounts, &err) < 0) {
 		tool_warn_error(err);

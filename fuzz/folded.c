@@ -47,7 +47,7 @@ static size_t load(struct fold_table *t, const char *path, struct skip_log *skip
 	struct folded_line fl;
 	GError *err = NULL;
 	size_t ndiff = 0;
-	int rc;
+	int rc, shape = 0;
 
 	fr = folded_reader_open(path, skips, &err);
 	FUZZ_CHECK(fr && !err, "cannot open the memfd");
@@ -56,6 +56,10 @@ static size_t load(struct fold_table *t, const char *path, struct skip_log *skip
 		check_stack(fl.stack, fl.len, fl.stack + fl.len + 1);
 		FUZZ_CHECK(!memchr(fl.stack, '\n', fl.len), "newline in a stack");
 		FUZZ_CHECK(fl.ncounts == 1 || fl.ncounts == 2, "ncounts %d", fl.ncounts);
+		/* the first line decides: no line of the other shape comes back */
+		FUZZ_CHECK(!shape || fl.ncounts == shape, "a %d-count line in a %d-count profile",
+			   fl.ncounts, shape);
+		shape = fl.ncounts;
 		FUZZ_CHECK(fl.count[0] >= 0 && fl.count[1] >= 0, "negative count");
 		FUZZ_CHECK(fl.ncounts == 2 || fl.count[1] == 0, "count[1] without ncounts 2");
 		fold_table_add2(t, fl.stack, fl.len, fl.count[0], fl.count[1]);

@@ -131,10 +131,24 @@ void tool_report_skips(const struct skip_log *skips, bool verbose)
 	g_free(s);
 }
 
+int tool_report_shape(const struct folded_shape *sh)
+{
+	char *note = folded_shape_note(sh);
+
+	if (!note)
+		return FK_EXIT_OK;
+	tool_warn("%s", note);
+	g_free(note);
+	return FK_EXIT_FAILURE;
+}
+
 int tool_read_folded(char **paths, int n, struct skip_log *skips,
-		     tool_folded_fn fn, void *data, GPtrArray **inputs)
+		     struct folded_shape *sh, tool_folded_fn fn, void *data,
+		     GPtrArray **inputs)
 {
 	int status = FK_EXIT_OK;
+	struct folded_shape own = FOLDED_SHAPE_INIT;	/* one profile */
+	struct folded_shape *shape = sh ? sh : &own;
 
 	*inputs = g_ptr_array_new_with_free_func((GDestroyNotify)folded_reader_free);
 	for (int i = 0; i < n || i == 0; i++) {
@@ -151,6 +165,7 @@ int tool_read_folded(char **paths, int n, struct skip_log *skips,
 			continue;
 		}
 		stable = folded_reader_stable(fr);
+		folded_reader_set_shape(fr, shape);
 		while ((rc = folded_reader_next(fr, &fl, &err)) > 0)
 			fn(&fl, stable, data);
 		if (rc < 0) {
@@ -159,6 +174,9 @@ int tool_read_folded(char **paths, int n, struct skip_log *skips,
 		}
 		g_ptr_array_add(*inputs, fr);
 	}
+	if (!sh && tool_report_shape(&own) != FK_EXIT_OK)
+		status = FK_EXIT_FAILURE;
+	folded_shape_release(&own);
 	return status;
 }
 

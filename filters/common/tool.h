@@ -57,11 +57,22 @@ void tool_usage_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2) G_GNUC_NORETURN;
 void tool_report_skips(const struct skip_log *skips, bool verbose);
 
 /*
+ * Reports the lines skipped because their number of counts differs from
+ * the profile's (folded_shape_note()); returns FK_EXIT_FAILURE if there
+ * were any (samples are missing from the output), else FK_EXIT_OK.
+ */
+int tool_report_shape(const struct folded_shape *sh);
+
+/*
  * The input loop of the folded-stack filters: reads paths[0..n) in order as
  * one profile (standard input when n is 0; "-" is standard input), calling
  * fn for every folded line.  A file that cannot be read, or that fails
  * part way, is reported and the others are still read; the result is then
- * FK_EXIT_FAILURE, else FK_EXIT_OK.  Regular files are mapped: when fn's
+ * FK_EXIT_FAILURE, else FK_EXIT_OK.  The files share one shape: lines whose
+ * number of counts differs from the first line's are skipped and reported
+ * (tool_report_shape()), and the result is FK_EXIT_FAILURE.  With sh not
+ * NULL, the shape is the caller's (it may preset sh->ncounts), and the
+ * caller reports its skipped lines.  Regular files are mapped: when fn's
  * stable is true, fl->stack stays valid until the readers, returned in
  * *inputs, are freed with g_ptr_array_free(*inputs, TRUE) — after the
  * output that refers to them is written.
@@ -69,7 +80,8 @@ void tool_report_skips(const struct skip_log *skips, bool verbose);
 typedef void (*tool_folded_fn)(const struct folded_line *fl, bool stable,
 			       void *data);
 int tool_read_folded(char **paths, int n, struct skip_log *skips,
-		     tool_folded_fn fn, void *data, GPtrArray **inputs);
+		     struct folded_shape *sh, tool_folded_fn fn, void *data,
+		     GPtrArray **inputs);
 
 /*
  * The input loop of the collapsers: calls fn for paths[0..n) in order

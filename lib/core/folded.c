@@ -93,11 +93,46 @@ size_t folded_count_blank(const char *s, size_t n)
 	return n;
 }
 
+void folded_shape_release(struct folded_shape *sh)
+{
+	g_free(sh->file);
+	g_free(sh->odd_file);
+	*sh = (struct folded_shape)FOLDED_SHAPE_INIT;
+}
+
+static const char *counts_word(int n)
+{
+	return n == 1 ? "one count" : "two counts";
+}
+
+char *folded_shape_note(const struct folded_shape *sh)
+{
+	GString *s;
+	int odd = 3 - sh->ncounts;
+
+	if (!sh->odd)
+		return NULL;
+	s = g_string_new(NULL);
+	g_string_printf(s, "%s:%" G_GUINT64_FORMAT ": %s", sh->odd_file, sh->odd_line,
+			counts_word(odd));
+	if (sh->file)
+		g_string_append_printf(s, ", but %s:%" G_GUINT64_FORMAT " has %s: one-count and "
+				       "two-count (differential) lines do not mix",
+				       sh->file, sh->line, odd == 2 ? "one" : "two");
+	else
+		g_string_append_printf(s, " where only lines of %s are read", counts_word(sh->ncounts));
+	g_string_append_printf(s, "; %" G_GUINT64_FORMAT " such line%s skipped",
+			       sh->odd, sh->odd == 1 ? "" : "s");
+	return g_string_free(s, FALSE);
+}
+
 struct folded_reader {
 	struct line_reader *lr;	/* or, for a mapped file: */
 	struct map_lines *map;
 	int fd;			/* lr's, when this reader opened it; or -1 */
 	struct skip_log *skips;
+	struct folded_shape *shape;	/* &own, or the profile's */
+	struct folded_shape own;
 };
 
 struct folded_reader *folded_reader_open(const char *path,
@@ -112,6 +147,7 @@ struct folded_reader *folded_reader_open(const char *path,
 	fr->lr = lr;
 	fr->fd = -1;
 	fr->skips = skips;
+	fr->shape = &fr->own;
 	return fr;
 }
 
@@ -133,7 +169,40 @@ struct folded_reader *folded_reader_open_mapped(const char *path,
 	if (!m)		/* not a regular file: a stream, read once */
 		fr->lr = line_reader_from_fd(fd, path);
 	fr->skips = skips;
+	fr->shape = &fr->own;
 	return fr;
+}
+
+void folded_reader_set_shape(struct folded_reader *fr, struct folded_shape *sh)
+{
+	fr->shape = sh;
+}
+
+/*
+ * True when out has the profile's shape (the first line sets it); else
+ * the line is counted as skipped.
+ */
+static bool shape_fits(struct folded_reader *fr, const struct folded_line *out)
+{
+	struct folded_shape *sh = fr->shape;
+
+	if (!sh->ncounts) {
+		sh->ncounts = out->ncounts;
+		sh->file = g_strdup(folded_reader_name(fr));
+		sh->line = out->lineno;
+		return true;
+	}
+	if (out->ncounts == sh->ncounts)
+		return true;
+	if (!sh->odd++) {
+		sh->odd_file = g_strdup(folded_reader_name(fr));
+		sh->odd_line = out->lineno;
+	}
+	if (fr->skips)
+		skip_log_add(fr->skips, folded_reader_name(fr), out->lineno,
+			     out->ncounts == 2 ? "two counts in a profile of one-count lines"
+					       : "one count in a differential profile");
+	return false;
 }
 
 bool folded_reader_stable(const struct folded_reader *fr)
@@ -165,6 +234,8 @@ int folded_reader_next(struct folded_reader *fr, struct folded_line *out,
 		why = folded_parse(line.s, line.len, out);
 		if (!why) {
 			out->lineno = line.no;
+			if (!shape_fits(fr, out))
+				continue;
 			return 1;
 		}
 		if (fr->skips)
@@ -191,5 +262,6 @@ void folded_reader_free(struct folded_reader *fr)
 	map_lines_free(fr->map);
 	if (fr->fd >= 0)
 		close(fr->fd);
+	folded_shape_release(&fr->own);
 	g_free(fr);
 }

@@ -26,6 +26,14 @@
  * returned: it is counted in the caller's skip_log with its reason, file and
  * line, so the tool can report it.  Read errors, NUL bytes and over-long
  * lines end the read with an error (see linereader.h).
+ *
+ * A profile is plain (one count per line) or differential (two): no single
+ * line switches it.  The first stack read decides its shape; a later line
+ * of the other shape is not returned but counted, as a skip and in the
+ * reader's folded_shape, which the tool reports with folded_shape_note()
+ * (a frame "evil 1" ending a plain stack reads as two counts: that line
+ * must not turn the whole profile into a differential one).  Readers of
+ * one profile share a shape (folded_reader_set_shape()).
  */
 #ifndef FOLDKIT_FOLDED_H
 #define FOLDKIT_FOLDED_H
@@ -62,6 +70,39 @@ const char *folded_parse(const char *s, size_t len, struct folded_line *out);
  */
 size_t folded_count_blank(const char *s, size_t n);
 
+/*
+ * The shape of one profile, shared by the readers of its files:
+ *
+ *	struct folded_shape sh = FOLDED_SHAPE_INIT;   // or { .ncounts = 1 }
+ *	folded_reader_set_shape(fr, &sh);              // for each reader
+ *	...read...
+ *	char *note = folded_shape_note(&sh);          // NULL: nothing skipped
+ *	folded_shape_release(&sh);
+ *
+ * ncounts may be preset (fold-diff reads only plain profiles); otherwise
+ * the first stack line sets it and file and line say where.
+ */
+struct folded_shape {
+	int ncounts;		/* 1 or 2; 0 until decided */
+	char *file;		/* where it was decided; NULL when preset */
+	uint64_t line;
+	char *odd_file;		/* the first line of the other shape */
+	uint64_t odd_line;
+	uint64_t odd;		/* lines of the other shape, skipped */
+};
+
+#define FOLDED_SHAPE_INIT { 0 }
+
+/* Frees the file names and resets sh to FOLDED_SHAPE_INIT. */
+void folded_shape_release(struct folded_shape *sh);
+
+/*
+ * NULL when no line was skipped for its shape, else one line for the user:
+ * "b.folded:7: two counts, but a.folded:1 has one: one-count and two-count
+ * (differential) lines do not mix; 3 such lines skipped".  Free with g_free().
+ */
+char *folded_shape_note(const struct folded_shape *sh);
+
 struct folded_reader;
 
 /* Opens path (NULL or "-": stdin); skips are counted into skips. */
@@ -83,6 +124,12 @@ struct folded_reader *folded_reader_open_mapped(const char *path,
 
 /* True when the stacks returned stay valid until folded_reader_free(). */
 bool folded_reader_stable(const struct folded_reader *fr);
+
+/*
+ * Makes fr check its lines against sh, which must outlive fr, instead of a
+ * shape of its own (which the first line of this file alone decides).
+ */
+void folded_reader_set_shape(struct folded_reader *fr, struct folded_shape *sh);
 
 /* Returns 1 with the next stack, 0 at the end, -1 on error (*err set). */
 int folded_reader_next(struct folded_reader *fr, struct folded_line *out,

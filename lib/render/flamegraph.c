@@ -63,6 +63,7 @@ struct flamegraph {
 	size_t nsorted, compact_at;
 	GStringChunk *copies;	/* stacks of sorted input that are not stable */
 	GPtrArray *readers;	/* mapped files the stacks point into */
+	struct folded_shape shape;	/* of the files read, one profile */
 	fk_count total1;
 	GString *scratch;	/* a stack being reversed */
 	GString *chain;		/* a stack being rewritten for chain graphs */
@@ -121,6 +122,7 @@ void fg_free(struct flamegraph *fg)
 		g_array_free(fg->sorted, TRUE);
 	g_string_chunk_free(fg->copies);
 	g_ptr_array_free(fg->readers, TRUE);
+	folded_shape_release(&fg->shape);
 	if (fg->frames)
 		g_array_free(fg->frames, TRUE);
 	g_string_free(fg->scratch, TRUE);
@@ -383,6 +385,7 @@ int fg_add_file(struct flamegraph *fg, const char *path,
 	if (!r)
 		return -1;
 	add = folded_reader_stable(r) ? fg_add_ref : fg_add;
+	folded_reader_set_shape(r, &fg->shape);
 	while ((rc = folded_reader_next(r, &fl, err)) > 0)
 		add(fg, fl.stack, fl.len, fl.count[0], fl.count[1], fl.ncounts);
 	/* a mapped file holds stacks the graph points to: keep it */
@@ -855,6 +858,11 @@ bool fg_total_ignored(const struct flamegraph *fg)
 uint32_t fg_depthmax(const struct flamegraph *fg)
 {
 	return fg->depthmax;
+}
+
+const struct folded_shape *fg_shape(const struct flamegraph *fg)
+{
+	return &fg->shape;
 }
 
 bool fg_differential(const struct flamegraph *fg)

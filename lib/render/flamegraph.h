@@ -42,6 +42,7 @@
 #define FOLDKIT_FLAMEGRAPH_H
 
 #include "core/count.h"
+#include "core/folded.h"
 #include "core/skiplog.h"
 
 #include <glib.h>
@@ -101,8 +102,10 @@ void fg_add_ref(struct flamegraph *fg, const char *stack, size_t len,
  * the graph keeps the mapping until fg_free().  As flamegraph.pl does, all
  * but one of the blanks before the count stay in the last frame's name
  * (folded.h).
- * Lines that are not folded stacks are counted in skips.  Returns 0, or -1
- * with *err set ("FILE:LINE: ..."); the stacks read before an error stay.
+ * Lines that are not folded stacks are counted in skips.  All files share
+ * one shape (folded.h): lines whose number of counts differs from the
+ * first's are skipped, see fg_shape().  Returns 0, or -1 with *err set
+ * ("FILE:LINE: ..."); the stacks read before an error stay.
  */
 int fg_add_file(struct flamegraph *fg, const char *path,
 		struct skip_log *skips, GError **err);
@@ -124,6 +127,9 @@ bool fg_total_ignored(const struct flamegraph *fg);
 
 uint32_t fg_depthmax(const struct flamegraph *fg);
 bool fg_differential(const struct flamegraph *fg);
+
+/* The shape of the files fg_add_file() read, with the lines it skipped. */
+const struct folded_shape *fg_shape(const struct flamegraph *fg);
 double fg_maxdelta(const struct flamegraph *fg);
 
 #endif

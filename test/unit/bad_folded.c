@@ -174,9 +174,12 @@ static void test_bytes(void)
 	struct result r;
 
 	/* CRLF line ends read as LF ones */
-	RUN(&r, "a;b 1\r\na;c 2 3\r\n\r\na;b 4\r\n");
+	RUN(&r, "a;b 1\r\na;c 2\r\n\r\na;b 4\r\n");
 	CHECK(!r.err && !*skips(&r) && fold_table_size(r.t) == 2, "CRLF: %s", skips(&r));
-	CHECK(count_of(&r, "a;b", 0) == N(5) && count_of(&r, "a;c", 1) == N(3), "CRLF counts");
+	CHECK(count_of(&r, "a;b", 0) == N(5) && count_of(&r, "a;c", 0) == N(2), "CRLF counts");
+	done(&r);
+	RUN(&r, "a;c 2 3\r\na;c 1 1\r\n");
+	CHECK(!r.err && !*skips(&r) && count_of(&r, "a;c", 1) == N(4), "CRLF differential");
 	done(&r);
 
 	/* invalid UTF-8 and control characters are kept byte for byte */
@@ -209,9 +212,25 @@ static void test_counts(void)
 	done(&r);
 
 	/* two counts: differential; a negative first one is part of the stack */
-	RUN(&r, "a;b 1 2\na;b 3 4\nc;d -1 2\n");
+	RUN(&r, "a;b 1 2\na;b 3 4\n");
 	CHECK(count_of(&r, "a;b", 0) == N(4) && count_of(&r, "a;b", 1) == N(6), "differential sums");
+	done(&r);
+	RUN(&r, "c;d -1 2\n");
 	CHECK(count_of(&r, "c;d -1", 0) == N(2), "'c;d -1 2' is stack 'c;d -1', as flamegraph.pl reads it");
+	done(&r);
+
+	/* no line switches a profile's shape: the first line decides, lines
+	 * of the other shape are counted skips */
+	RUN(&r, "p;main;a 5\np;main;evil 1 16016016\np;main;b 7\n");
+	CHECK(fold_table_size(r.t) == 2 && count_of(&r, "p;main;b", 0) == N(7) &&
+	      count_of(&r, "p;main;b", 1) == 0, "plain profile: %zu stacks", fold_table_size(r.t));
+	CHECK(strcmp(skips(&r), "1 line skipped: 1 two counts in a profile of one-count lines") == 0,
+	      "mixed: %s", skips(&r));
+	done(&r);
+	RUN(&r, "a;b 1 2\nc 3\nd 4\na;b 5 6\n");
+	CHECK(fold_table_size(r.t) == 1 && count_of(&r, "a;b", 1) == N(8), "differential profile");
+	CHECK(strcmp(skips(&r), "2 lines skipped: 2 one count in a differential profile") == 0,
+	      "mixed: %s", skips(&r));
 	done(&r);
 }
 
@@ -270,6 +289,55 @@ static void test_parse(void)
 	CHECK(folded_parse("a;b\t2", 5, &fl) == NULL && fl.len == 3, "tab separator");
 }
 
+/* Reads each file in turn through one shared shape; returns the lines read. */
+static int read_shared(struct folded_shape *sh, char **paths, int n)
+{
+	int lines = 0;
+
+	for (int i = 0; i < n; i++) {
+		struct folded_reader *fr = folded_reader_open(paths[i], NULL, NULL);
+		struct folded_line fl;
+
+		folded_reader_set_shape(fr, sh);
+		while (folded_reader_next(fr, &fl, NULL) > 0)
+			lines++;
+		folded_reader_free(fr);
+	}
+	return lines;
+}
+
+/* The files of one profile share a shape; the note names both places. */
+static void test_shape(void)
+{
+	char *p[2] = { bad_tmpfile("a 1\nb 2\n", 8), bad_tmpfile("c 3\nevil 1 4\nd 1 2\n", 19) };
+	struct folded_shape sh = FOLDED_SHAPE_INIT, plain = { .ncounts = 1 };
+	char *note, *want;
+
+	CHECK(read_shared(&sh, p, 2) == 3 && sh.ncounts == 1 && sh.odd == 2, "shared: %d odd",
+	      (int)sh.odd);
+	note = folded_shape_note(&sh);
+	want = g_strdup_printf("%s:2: two counts, but %s:1 has one: one-count and two-count "
+			       "(differential) lines do not mix; 2 such lines skipped", p[1], p[0]);
+	CHECK(note && strcmp(note, want) == 0, "note: %s", note ? note : "(none)");
+	g_free(note);
+	g_free(want);
+	folded_shape_release(&sh);
+	CHECK(folded_shape_note(&sh) == NULL, "released");
+
+	/* preset, as fold-diff reads: the first file's lines all fit */
+	CHECK(read_shared(&plain, p, 1) == 2 && folded_shape_note(&plain) == NULL, "preset");
+	CHECK(read_shared(&plain, p + 1, 1) == 1 && plain.odd == 2, "preset odd");
+	note = folded_shape_note(&plain);
+	CHECK(note && strstr(note, ":2: two counts where only lines of one count are read; "
+			     "2 such lines skipped"), "preset note: %s", note ? note : "(none)");
+	g_free(note);
+	folded_shape_release(&plain);
+	for (int i = 0; i < 2; i++) {
+		unlink(p[i]);
+		g_free(p[i]);
+	}
+}
+
 int main(void)
 {
 	test_empty_and_comments();
@@ -280,5 +348,6 @@ int main(void)
 	test_truncated();
 	test_files();
 	test_parse();
+	test_shape();
 	return bad_done();
 }
