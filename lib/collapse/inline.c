@@ -2,11 +2,14 @@
 
 #include <elfutils/libdwfl.h>
 #include <dwarf.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <libiberty/demangle.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /*
  * One open DSO.  dwfl is NULL when the file could not be opened or is not
@@ -111,6 +114,26 @@ static bool dso_skipped(const char *dso)
  * The entry for path, opening the file the first time it is seen (or
  * recording that it is skipped or cannot be opened).
  */
+/*
+ * Opens path if it is a regular file, else returns -1.  The path comes
+ * from the input: a FIFO there would block open() and a read forever, and
+ * a device could be anything, so the file is opened without waiting and
+ * checked before anything reads it.
+ */
+static int open_regular(const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 static struct dso_entry *dso_get(struct resolver *r, const char *path)
 {
 	struct dso_entry *d = g_hash_table_lookup(r->dsos, path);
@@ -118,15 +141,23 @@ static struct dso_entry *dso_get(struct resolver *r, const char *path)
 	Elf *elf;
 	GElf_Ehdr ehdr;
 	size_t nph;
+	int fd;
 
 	if (d)
 		return d;
 	d = g_new0(struct dso_entry, 1);
 	g_hash_table_insert(r->dsos, g_strdup(path), d);
-	if (dso_skipped(path) || !(d->dwfl = dwfl_begin(&callbacks)))
+	if (dso_skipped(path) || (fd = open_regular(path)) < 0)
 		return d;
-	/* base 0 with add_p_vaddr: the module sits at its own p_vaddr */
-	d->mod = dwfl_report_elf(d->dwfl, path, path, -1, 0, true);
+	if (!(d->dwfl = dwfl_begin(&callbacks))) {
+		close(fd);
+		return d;
+	}
+	/* base 0 with add_p_vaddr: the module sits at its own p_vaddr; on
+	 * success libdwfl owns fd */
+	d->mod = dwfl_report_elf(d->dwfl, path, path, fd, 0, true);
+	if (!d->mod)
+		close(fd);
 	dwfl_report_end(d->dwfl, NULL, NULL);
 	if (d->mod && (elf = dwfl_module_getelf(d->mod, &bias)) &&
 	    gelf_getehdr(elf, &ehdr) &&

@@ -20,8 +20,9 @@
  * Frames that keep their own symbol (framename.h), as when addr2line
  * answers "??": DSOs the Perl script skips ("[kernel.kallsyms]", any
  * "[...]", /tmp/perf-PID.map, paths containing "kernel."), perf's own
- * "(inlined)" frames, files that do not exist or are not executables or
- * shared objects, and addresses without line information (where addr2line
+ * "(inlined)" frames, files that do not exist, are not regular files (a
+ * FIFO or a device named in the input is never opened for reading) or are
+ * not executables or shared objects, and addresses without line information (where addr2line
  * would guess a name from the symbol table).
  *
  * perf script prints a file offset, not an address; it is translated
