@@ -95,6 +95,9 @@ int main(int argc, char **argv)
 		err = NULL;
 		status = FK_EXIT_FAILURE;
 	} else {
+		if (fg_cut_stacks(fg))
+			tool_warn("%" G_GUINT64_FORMAT " stack%s deeper than %d frames: drawn to that depth",
+				  fg_cut_stacks(fg), fg_cut_stacks(fg) == 1 ? "" : "s", FG_MAX_DEPTH);
 		if (fg_total_ignored(fg))
 			tool_warn("--total %s is less than the sum of the counts, so ignored",
 				  opts.total);

@@ -70,6 +70,7 @@ struct flamegraph {
 	GStringChunk *names;	/* rewritten stacks: frames point into them */
 	bool differential;
 	bool built;
+	uint64_t cut;		/* stacks cut at FG_MAX_DEPTH */
 
 	GArray *frames;		/* struct fg_frame, after fg_build() */
 	fk_count sum, timemax;
@@ -340,15 +341,18 @@ static inline void push_frame(struct flamegraph *fg, const char *s, size_t i,
 }
 
 /*
- * Splits s[i..len) at each ';' into fg->cur.  Frames are short (tens of
- * bytes), so one pass sixteen bytes at a time beats a memchr() per frame.
+ * Splits s[i..len) at each ';' into fg->cur, at most max frames; returns
+ * false when frames were left out.  Frames are short (tens of bytes), so
+ * one pass sixteen bytes at a time beats a memchr() per frame.
  */
-static void split_frames(struct flamegraph *fg, const char *s, size_t i,
-			 size_t len)
+static bool split_frames(struct flamegraph *fg, const char *s, size_t i,
+			 size_t len, size_t max)
 {
 	size_t j = i;
 
 	fg->ncur = 0;
+	if (max == 0)
+		return false;
 #ifdef __SSE2__
 	const __m128i semi = _mm_set1_epi8(';');
 
@@ -360,6 +364,8 @@ static void split_frames(struct flamegraph *fg, const char *s, size_t i,
 			size_t at = j + (size_t)__builtin_ctz(m);
 
 			push_frame(fg, s, i, at);
+			if (fg->ncur == max)
+				return false;
 			i = at + 1;
 			m &= m - 1;
 		}
@@ -368,9 +374,12 @@ static void split_frames(struct flamegraph *fg, const char *s, size_t i,
 	for (; j < len; j++)
 		if (s[j] == ';') {
 			push_frame(fg, s, i, j);
+			if (fg->ncur == max)
+				return false;
 			i = j + 1;
 		}
 	push_frame(fg, s, i, len);
+	return true;
 }
 
 int fg_add_file(struct flamegraph *fg, const char *path,
@@ -478,7 +487,9 @@ static void merge(struct flamegraph *fg, const char *s, size_t len, size_t l,
 	i = same == 1 ? 0 : g_array_index(open, struct open_frame, same - 1).end + 1;
 	fg->ncur = 0;
 	if (i <= len) {		/* i > len: the stack ends with a shared frame */
-		split_frames(fg, s, i, len);
+		/* frames past FG_MAX_DEPTH are not drawn, nor held */
+		if (!split_frames(fg, s, i, len, FG_MAX_DEPTH + 1 - same))
+			fg->cut++;
 		n += (uint32_t)fg->ncur;
 	}
 	/* like Perl's split, drop trailing empty frames (never the root) */
@@ -858,6 +869,11 @@ bool fg_total_ignored(const struct flamegraph *fg)
 uint32_t fg_depthmax(const struct flamegraph *fg)
 {
 	return fg->depthmax;
+}
+
+uint64_t fg_cut_stacks(const struct flamegraph *fg)
+{
+	return fg->cut;
 }
 
 const struct folded_shape *fg_shape(const struct flamegraph *fg)

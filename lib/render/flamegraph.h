@@ -27,6 +27,10 @@
  * Frames narrower than the minimum width are dropped while walking, so
  * memory grows with unique stacks and drawn frames, never with input size
  * (except with flamechart, which keeps one entry per run of equal lines).
+ * Frames deeper than FG_MAX_DEPTH are not drawn either (a stack of ten
+ * million frames would take gigabytes, and no viewer shows a graph
+ * sixteen million pixels tall): such a stack's samples stay in its frames
+ * up to that depth, and fg_cut_stacks() counts it.
  * Stacks passed by reference are not copied: frame names point into them.
  *
  * With chain, each stack is rewritten as flamegraph.pl does for chain
@@ -62,6 +66,9 @@ struct fg_opts {
 };
 
 #define FG_OPTS_INIT { .image_width = 1200, .xpad = 10, .minwidth = 0.1 }
+
+/* The deepest frame drawn (the root "all" is depth 0). */
+#define FG_MAX_DEPTH 1000000
 
 struct fg_frame {
 	const char *name;	/* not NUL-terminated; owned by the graph */
@@ -127,6 +134,10 @@ bool fg_total_ignored(const struct flamegraph *fg);
 
 uint32_t fg_depthmax(const struct flamegraph *fg);
 bool fg_differential(const struct flamegraph *fg);
+
+/* After fg_build(): how many stacks were deeper than FG_MAX_DEPTH (merged
+ * equal neighbours count once). */
+uint64_t fg_cut_stacks(const struct flamegraph *fg);
 
 /* The shape of the files fg_add_file() read, with the lines it skipped. */
 const struct folded_shape *fg_shape(const struct flamegraph *fg);
