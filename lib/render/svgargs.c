@@ -73,7 +73,7 @@ static int count_arg(const char *name, const char *v, fk_count *c, GError **err)
 }
 
 /* --minwidth: pixels, or a percentage of the total with a trailing '%' */
-static int minwidth_arg(const char *v, struct fg_opts *fo, GError **err)
+static int minwidth_arg(const char *v, int width, struct fg_opts *fo, GError **err)
 {
 	size_t n = strlen(v);
 	char *m, *end;
@@ -82,24 +82,46 @@ static int minwidth_arg(const char *v, struct fg_opts *fo, GError **err)
 	fo->minwidth_pct = n && v[n - 1] == '%';
 	m = g_strndup(v, n - fo->minwidth_pct);
 	fo->minwidth = g_ascii_strtod(m, &end);
-	bad = !*m || *end || !(fo->minwidth >= 0);
+	/* (written so that NaN fails too) */
+	bad = !*m || *end || !(fo->minwidth >= 0 &&
+			       fo->minwidth <= (fo->minwidth_pct ? 100 : width));
 	g_free(m);
-	return bad ? usage(err, "--minwidth: '%s' is not a width", v) : 0;
+	if (bad)
+		return usage(err, "--minwidth: '%s' is not a width from 0 to %d pixels "
+			     "or from 0%% to 100%%", v, width);
+	return 0;
+}
+
+/*
+ * The sizes: beyond these bounds a graph is no longer a picture (a frame
+ * a million pixels high, a label in 0.001-pixel letters) and the writer's
+ * arithmetic would leave its ranges, so they are usage errors, as are
+ * infinities and NaN.
+ */
+#define MAX_WIDTH 1000000
+#define MAX_HEIGHT 10000
+
+static int size_arg(const char *name, double v, double min, double max, GError **err)
+{
+	if (!(v >= min && v <= max))	/* NaN fails */
+		return usage(err, "--%s must be a number from %g to %g, not %g", name, min, max, v);
+	return 0;
 }
 
 int svg_args_apply(const struct svg_args *a, struct fg_opts *fo,
 		   struct svg_opts *so, GError **err)
 {
-	if (a->width <= 20)
-		return usage(err, "--width must be more than 20 pixels");
-	if (a->height < 1)
-		return usage(err, "--height must be at least 1");
-	if (!(a->fontsize > 0) || !(a->fontwidth > 0))
-		return usage(err, "--fontsize and --fontwidth must be positive");
+	if (a->width <= 20 || a->width > MAX_WIDTH)
+		return usage(err, "--width must be more than 20 and at most %d pixels", MAX_WIDTH);
+	if (a->height < 1 || a->height > MAX_HEIGHT)
+		return usage(err, "--height must be from 1 to %d pixels", MAX_HEIGHT);
+	if (size_arg("fontsize", a->fontsize, 0.1, 1000, err) < 0 ||
+	    size_arg("fontwidth", a->fontwidth, 0.01, 10, err) < 0)
+		return -1;
 	fo->reverse = a->reverse;
 	fo->flamechart = a->flamechart;
 	fo->image_width = a->width;
-	if (minwidth_arg(a->minwidth, fo, err) < 0)
+	if (minwidth_arg(a->minwidth, a->width, fo, err) < 0)
 		return -1;
 	if (a->total && count_arg("total", a->total, &fo->total, err) < 0)
 		return -1;
