@@ -182,7 +182,43 @@
 		setParams({ x: null, y: null });
 	}
 
+	// A regex can take exponential time on one name ("(a*)*$b"; a ?s= in
+	// a link is anyone's to write), and a single RegExp.test() cannot be
+	// interrupted: the names are matched in a worker thread, which is
+	// stopped after SEARCH_MS, so the page never freezes.  Where no worker
+	// can be started, the names are matched here, with the clock checked
+	// between names (that cannot stop one runaway test).
+	var SEARCH_MS = 2000;
+	var WORKER_SRC = "var names = [];\n" +
+		"onmessage = function (e) {\n" +
+		"\tvar d = e.data, re, hit, i;\n" +
+		"\tif (d.names) { names = d.names; return; }\n" +
+		"\tpostMessage({ id: d.id, started: true });\n" +
+		"\tre = new RegExp(d.term, d.flags);\n" +
+		"\thit = new Uint8Array(names.length);\n" +
+		"\tfor (i = 0; i < names.length; i++)\n" +
+		"\t\thit[i] = re.test(names[i]) ? 1 : 0;\n" +
+		"\tpostMessage({ id: d.id, hit: hit }, [hit.buffer]);\n" +
+		"};\n";
+	var worker = null, noWorker = false, busy = false, workerRan = false;
+	var searchId = 0, searchTimer = null, pendingTerm = null;
+
+	// Ends the search in progress, if any: its answer is dropped, and a
+	// worker still matching is stopped (it might never finish).
+	function cancelSearch() {
+		searchId++;
+		if (searchTimer !== null)
+			clearTimeout(searchTimer);
+		searchTimer = null;
+		if (busy) {
+			worker.terminate();
+			worker = null;
+			busy = false;
+		}
+	}
+
 	function clearSearch() {
+		cancelSearch();
 		for (var j = 0; j < groups.length; j++)
 			rects[j].setAttribute("fill", fills[j]);
 		searchTerm = null;
@@ -192,20 +228,11 @@
 		setParams({ s: null });
 	}
 
-	function search(term) {
-		var re, n = groups.length, j, hit = new Uint8Array(n);
-		var inside = new Uint8Array(n), sum = 0;
+	// Colours the frames hit[] marks and reports their share.
+	function showHits(term, hit) {
+		var n = groups.length, j, inside = new Uint8Array(n), sum = 0;
 
-		if (!term)
-			return clearSearch();
-		try {
-			re = new RegExp(term, ignoreCase ? "i" : "");
-		} catch (e) {
-			setText(matchedText, "Invalid regex");
-			return;
-		}
 		for (j = 0; j < n; j++) {
-			hit[j] = re.test(names[j]) ? 1 : 0;
 			rects[j].setAttribute("fill", hit[j] ? SEARCH_FILL : fills[j]);
 			// a match inside a matching frame is already counted in it
 			if (parent[j] >= 0)
@@ -220,6 +247,92 @@
 		setParams({ s: term });
 	}
 
+	function searchStopped() {
+		clearSearch();
+		setText(matchedText, "Search stopped after " + SEARCH_MS / 1000 +
+			" s: the regex is too slow");
+	}
+
+	function startWorker() {
+		try {
+			worker = new Worker(URL.createObjectURL(
+				new Blob([WORKER_SRC], { type: "text/ecmascript" })));
+		} catch (e) {
+			noWorker = true;	// a viewer that allows no workers
+			worker = null;
+			return;
+		}
+		worker.onmessage = function (e) {
+			var d = e.data;
+			if (d.id !== searchId)
+				return;
+			if (d.started) {	// the clock runs while it matches
+				workerRan = true;
+				searchTimer = setTimeout(searchStopped, SEARCH_MS);
+				return;
+			}
+			clearTimeout(searchTimer);
+			searchTimer = null;
+			busy = false;
+			showHits(pendingTerm, d.hit);
+		};
+		worker.onerror = function (e) {
+			var term = pendingTerm, was = busy;
+
+			e.preventDefault();
+			cancelSearch();
+			if (worker)
+				worker.terminate();
+			worker = null;
+			if (!workerRan) {	// it never loaded: match here instead
+				noWorker = true;
+				if (was)
+					search(term);
+			} else {
+				setText(matchedText, "Invalid regex");
+			}
+		};
+		worker.postMessage({ names: names });
+	}
+
+	function searchHere(term, re) {
+		var n = groups.length, hit = new Uint8Array(n), t0 = Date.now();
+
+		try {
+			for (var j = 0; j < n; j++) {
+				hit[j] = re.test(names[j]) ? 1 : 0;
+				if ((j & 255) === 255 && Date.now() - t0 > SEARCH_MS)
+					return searchStopped();
+			}
+		} catch (e) {	// a regex too complex for the engine
+			setText(matchedText, "Invalid regex");
+			return;
+		}
+		showHits(term, hit);
+	}
+
+	function search(term) {
+		var flags = ignoreCase ? "i" : "", re;
+
+		if (!term)
+			return clearSearch();
+		try {
+			re = new RegExp(term, flags);	// compiling is quick and safe
+		} catch (e) {
+			setText(matchedText, "Invalid regex");
+			return;
+		}
+		cancelSearch();
+		if (!worker && !noWorker)
+			startWorker();
+		if (!worker)
+			return searchHere(term, re);
+		pendingTerm = term;
+		busy = true;
+		setText(matchedText, "Searching\u2026");
+		worker.postMessage({ id: searchId, term: term, flags: flags });
+	}
+
 	function askSearch() {
 		var term = window.prompt("Search frames for (a regular expression" +
 					 (ignoreCase ? ", any case" : "") + "):",
@@ -232,7 +345,9 @@
 		ignoreCase = !ignoreCase;
 		icBtn.classList.toggle("show", ignoreCase);
 		setParams({ i: ignoreCase ? "1" : null });
-		if (searchTerm !== null)
+		if (busy)
+			search(pendingTerm);
+		else if (searchTerm !== null)
 			search(searchTerm);
 	}
 
@@ -284,7 +399,7 @@
 		} else if (k === "Escape") {
 			if (zoomed >= 0)
 				unzoom();
-			else if (searchTerm !== null)
+			else if (searchTerm !== null || busy)
 				clearSearch();
 		}
 	});

@@ -43,6 +43,12 @@ async function frames(page) {
 	}));
 }
 
+// The search runs in a worker: wait for its answer (or its refusal).
+async function searched(page) {
+	await page.waitForFunction(() => /^(Matched|Invalid|Search stopped)/.test(
+		document.getElementById("matched").textContent), null, { timeout: 10000 });
+}
+
 function named(list, name) {
 	return list.filter((f) => f.title.startsWith(name + " ("));
 }
@@ -91,6 +97,7 @@ async function main() {
 		// search through the Search button's prompt
 		page.nextAnswer = "work";
 		await page.click("#search");
+		await searched(page);
 		after = await frames(page);
 		const hits = after.filter((f) => f.fill === "rgb(230,0,230)").map((f) => f.title);
 		const want = before.filter((f) => /work/.test(f.title.replace(/ \(.*$/, ""))).map((f) => f.title);
@@ -103,6 +110,7 @@ async function main() {
 		page.nextAnswer = "^(main|work)$";
 		await page.click("#search");	// resets the search
 		await page.keyboard.press("Control+f");
+		await searched(page);
 		check(await page.$eval("#matched", (e) => e.textContent) ===
 		      "Matched: " + expectedPct(/^(main|work)$/),
 		      "nested matches count once: " + expectedPct(/^(main|work)$/));
@@ -112,12 +120,14 @@ async function main() {
 		page.nextAnswer = "WORK";
 		await page.click("#ignorecase");
 		await page.keyboard.press("Control+f");
+		await searched(page);
 		check(await page.$eval("#matched", (e) => e.textContent) === "Matched: " + expectedPct(/work/i),
 		      "the ic toggle makes the search case-insensitive");
 
 		// ?s= restores a search on load; ?x=&y= a zoom
 		const b = named(before, "beta")[0];
 		await page.goto(url + "?s=" + encodeURIComponent("idle") + "&x=" + b.x + "&y=" + b.y);
+		await searched(page);
 		after = await frames(page);
 		check(await page.$eval("#matched", (e) => e.textContent) === "Matched: " + expectedPct(/idle/),
 		      "?s=idle restores the search");

@@ -139,6 +139,9 @@ async function checkSvg(ctx, name) {
 
 	// (c) the text shown
 	const text = (sel) => page.$eval(sel, (e) => e.textContent);
+	// the search runs in a worker: wait for its answer (or its refusal)
+	const searched = () => page.waitForFunction(() => /^(Matched|Invalid|Search stopped)/.test(
+		document.getElementById("matched").textContent), null, { timeout: 10000 });
 	check(await text("#title") === want.title, `${name}: #title is the cleaned --title`);
 	check(await text("#subtitle") === want.subtitle, `${name}: #subtitle is the cleaned --subtitle`);
 	const titles = await page.$$eval("#frames > g > title", (ts) => ts.map((t) => t.textContent));
@@ -193,6 +196,7 @@ async function checkSvg(ctx, name) {
 		await page.keyboard.press("Escape");
 		log.answers.push(re);
 		await page.keyboard.press("Control+f");
+		await searched();
 		matched.push(await text("#matched"));
 	}
 	check(matched.every((m) => /^(Matched: \d+\.\d%|Invalid regex)$/.test(m)) &&
@@ -204,6 +208,7 @@ async function checkSvg(ctx, name) {
 	await page.goto(url + "?s=" + encodeURIComponent("<script>alert(51)</script>|fk_link") +
 			"&x=" + encodeURIComponent("javascript:alert(52)") +
 			"&y=" + encodeURIComponent("\"><svg onload=alert(53)>") + "&i=1");
+	await searched();
 	check(/^Matched: [1-9]/.test(await text("#matched")), `${name}: a hostile ?s= restores the search`);
 
 	await page.waitForTimeout(300);

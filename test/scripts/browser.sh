@@ -1,7 +1,9 @@
 #!/bin/bash
 # browser.sh — fold2svg's interactive script in a real browser: headless
 # Chromium driven by playwright-core (test/browser/check-svg.js) clicks,
-# zooms and searches a generated SVG opened from a file:// URL.
+# zooms and searches a generated SVG opened from a file:// URL; a large graph
+# stays responsive (check-big.js); a search regex that would run for minutes
+# is stopped and said to be (check-slow-search.js).
 # Installs what it needs (Debian chromium, npm playwright-core into
 # test/browser/node_modules).  If Chromium cannot start, the test FAILS.
 set -u
@@ -26,3 +28,11 @@ timeout 300 node check-big.js "$TMP/big.svg" 50000
 st=$?
 [ $st = 3 ] && fail "Chromium (/usr/bin/chromium) could not start"
 [ $st = 0 ] || fail "check-big.js exit $st"
+
+# a search regex that takes minutes on one name is stopped, not run to the end
+printf 'main;%s 5\nmain;b 5\n' "$(printf 'a%.0s' $(seq 40))" > "$TMP/slow.folded"
+"$BIN/fold2svg" "$TMP/slow.folded" > "$TMP/slow.svg" || fail "fold2svg failed on the slow-search graph"
+timeout 300 node check-slow-search.js "$TMP/slow.svg"
+st=$?
+[ $st = 3 ] && fail "Chromium (/usr/bin/chromium) could not start"
+[ $st = 0 ] || fail "check-slow-search.js exit $st"
