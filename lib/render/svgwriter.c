@@ -463,9 +463,13 @@ static void write_head(struct ctx *c)
 	wb_num(w, fs + 5);
 	WB_LIT(w, "px; }\n"
 	       "\t#subtitle { text-anchor:middle; fill:rgb(160,160,160); }\n"
-	       "\t#search, #ignorecase { opacity:0.1; cursor:pointer; }\n"
-	       "\t#search:hover, #search.show, #ignorecase:hover, #ignorecase.show { opacity:1; }\n"
-	       "\t#unzoom { cursor:pointer; }\n"
+	       /* the controls look like links (flamegraph.pl's were at 10%
+		* opacity until hovered, too faint to find); "ic" turned on
+		* takes the search colour */
+	       "\t#search, #ignorecase, #unzoom { cursor:pointer; fill:rgb(0,0,170);"
+	       " text-decoration:underline; }\n"
+	       "\t#search:hover, #ignorecase:hover, #unzoom:hover { fill:rgb(230,0,230); }\n"
+	       "\t#ignorecase.show { fill:rgb(230,0,230); font-weight:bold; }\n"
 	       "\t#frames > g { cursor:pointer; }\n"
 	       "\t#frames > g:hover > rect, #frames > g:hover > a > rect { stroke:black; stroke-width:0.5; }\n"
 	       "\t#frames text { pointer-events:none; }\n"

@@ -68,6 +68,23 @@ async function main() {
 		const target = before.find((f) => f.title.startsWith("beta ("));
 		check(target && target.width !== full, "frame 'beta' is narrower than the graph");
 
+		// the Search and ic controls are plainly visible: fully opaque,
+		// dark on the light background, and "ic" shows when it is on
+		const look = (sel) => page.$eval(sel, (e) => {
+			const st = getComputedStyle(e), rgb = st.fill.match(/\d+/g).map(Number);
+			return { opacity: Number(st.opacity), weight: st.fontWeight, fill: st.fill,
+				 luma: (0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2]) / 255 };
+		});
+		for (const sel of ["#search", "#ignorecase"]) {
+			const l = await look(sel);
+			check(l.opacity === 1 && l.luma < 0.4, `${sel} is opaque and dark (opacity ${l.opacity}, luma ${l.luma.toFixed(2)})`);
+		}
+		const icOff = await look("#ignorecase");
+		await page.click("#ignorecase");
+		const icOn = await look("#ignorecase");
+		await page.click("#ignorecase");
+		check(icOn.fill !== icOff.fill && icOn.weight !== icOff.weight, "ic looks different when it is on");
+
 		// click-to-zoom
 		await page.click(`#frames > g:has(title:text-matches("^beta \\\\("))`);
 		let after = await frames(page);
