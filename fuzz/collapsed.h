@@ -7,10 +7,10 @@
  * Every stack is non-empty, holds no line break, no empty frame (";;",
  * or ';' first or last); the entries are distinct, sorted, and sum to the
  * table's total; and the written table is valid folded input: it reads
- * back through folded_reader with no skips and the same stacks (less
- * trailing blanks, which reading trims) and counts, unless a stack is one
- * the format cannot carry (fuzz_folded_ambiguous(), README.md) or a count
- * is past 2^64-1.
+ * back through folded_reader with no skips and the same stacks and
+ * counts, unless a count is past 2^64-1.  No stack is one the format
+ * cannot carry (fuzz_folded_ambiguous(), README.md): the collapsers' shared
+ * naming rules (lib/collapse/framename.h) never make one.
  */
 #ifndef FOLDKIT_FUZZ_COLLAPSED_H
 #define FOLDKIT_FUZZ_COLLAPSED_H
@@ -45,15 +45,16 @@ static void fuzz_check_collapsed(struct fold_table *t)
 				   "entries %zu and %zu out of order or equal", i - 1, i);
 		}
 		sum += e->count[0];
-		if (e->count[0] > (fk_count)UINT64_MAX * FK_COUNT_ONE ||
-		    fuzz_folded_ambiguous(e->stack, e->len))
+		FUZZ_CHECK(!fuzz_folded_ambiguous(e->stack, e->len),
+			   "a stack the folded format cannot carry: '%s'", e->stack);
+		if (e->count[0] > (fk_count)UINT64_MAX * FK_COUNT_ONE)
 			readable = false;
 		while (l > 0 && fuzz_is_blank(e->stack[l - 1]))
 			l--;
 		if (l == 0)
 			readable = false;	/* a stack of blanks: read as none */
-		else
-			fold_table_add(want, e->stack, l, e->count[0]);
+		else	/* trailing blanks are the leaf's: read back as written */
+			fold_table_add(want, e->stack, e->len, e->count[0]);
 	}
 	FUZZ_CHECK(v[n] == NULL, "sorted array not NULL-terminated");
 	FUZZ_CHECK(sum == fold_table_total(t, 0), "entries do not sum to the total");
@@ -82,12 +83,9 @@ static void fuzz_check_collapsed(struct fold_table *t)
 			   "%zu stacks written, %zu read back", fold_table_size(want),
 			   fold_table_size(got));
 		for (size_t i = 0; i < n; i++) {
-			size_t l = v[i]->len;
 			struct fold_entry *w, *g;
-			while (l > 0 && fuzz_is_blank(v[i]->stack[l - 1]))
-				l--;
-			w = fold_table_find(want, v[i]->stack, l);
-			g = fold_table_find(got, v[i]->stack, l);
+			w = fold_table_find(want, v[i]->stack, v[i]->len);
+			g = fold_table_find(got, v[i]->stack, v[i]->len);
 			FUZZ_CHECK(g, "stack '%s' lost in the round trip", v[i]->stack);
 			FUZZ_CHECK(g->count[0] == w->count[0], "stack '%s' changed its count",
 				   v[i]->stack);

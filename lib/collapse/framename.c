@@ -359,6 +359,7 @@ static void append_text_part(GString *out, const char *p, size_t n,
 	g_string_truncate(out, from + n);
 	if (n == 0)
 		g_string_append_c(out, '-');
+	frame_name_make_safe(out, from);	/* rule 7 */
 	if (inlined)
 		g_string_append(out, "_[i]");
 }

@@ -25,6 +25,7 @@
  *  7. a frame that ends in a blank and a number ("evil 1", or "f 0.5 ")
  *     gets '_' for that blank ("evil_1"): "p;evil 1 5" would read as a
  *     differential line (stack "p;evil", counts 1 and 5) everywhere.
+ *     frame_name_append_text() applies it too, for every collapser.
  *
  * Where the Perl script mangles names, these rules do better (see
  * docs/fp-collapse.1, COMPATIBILITY): the argument list is cut only at the
