@@ -102,8 +102,8 @@ static bool has_numbered(const char *s, size_t n, const char *prefix,
 
 bool frame_dso_is_jit(const char *dso, size_t len)
 {
-	return has_numbered(dso, len, "/tmp/perf-", false, ".map") ||
-	       has_numbered(dso, len, "/jitted-", true, ".so");
+	return len && (has_numbered(dso, len, "/tmp/perf-", false, ".map") ||
+		       has_numbered(dso, len, "/jitted-", true, ".so"));
 }
 
 /* "net/http.(*Client).Do": a ".(" with a ")." somewhere after it */
@@ -262,7 +262,8 @@ static void append_part(GString *out, const struct frame_name_opts *o,
 		g_string_append_c(out, '[');
 		if (f->dso.len == 9 && memcmp(f->dso.s, "[unknown]", 9) == 0) {
 			g_string_append(out, "unknown");
-		} else {
+		} else if (f->dso.len) {	/* bpftrace's frames have no DSO
+						   (found by fuzz/bpftrace.c) */
 			const char *slash = memrchr(f->dso.s, '/', f->dso.len);
 			const char *b = slash ? slash + 1 : f->dso.s;
 			g_string_append_len(out, b, (gssize)(f->dso.s + f->dso.len - b));
