@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 static struct opts {
-	gboolean pid, tid, kernel, jit, all, addrs, annotate_inlined;
+	gboolean pid, tid, kernel, jit, all, addrs, annotate_inlined, user_maps;
 	gboolean inline_, context, srcline, keep_last, perl_last, verbose;
 	char *event_filter;
 } opts;
@@ -21,6 +21,7 @@ static const GOptionEntry entries[] = {
 	{ "kernel", 0, 0, G_OPTION_ARG_NONE, &opts.kernel, "Annotate kernel functions with _[k]", NULL },
 	{ "jit", 0, 0, G_OPTION_ARG_NONE, &opts.jit, "Annotate JIT functions with _[j]", NULL },
 	{ "all", 0, 0, G_OPTION_ARG_NONE, &opts.all, "Both --kernel and --jit", NULL },
+	{ "user-maps", 0, 0, G_OPTION_ARG_NONE, &opts.user_maps, "With --kernel, leave [vdso], [heap] and other user mappings unannotated", NULL },
 	{ "annotate-inlined", 0, 0, G_OPTION_ARG_NONE, &opts.annotate_inlined, "Annotate frames perf printed as (inlined) with _[i]", NULL },
 	{ "addrs", 0, 0, G_OPTION_ARG_NONE, &opts.addrs, "Include raw addresses where symbols are unknown", NULL },
 	{ "event-filter", 0, 0, G_OPTION_ARG_STRING, &opts.event_filter, "Keep only samples of EVENT (default: the first event seen)", "EVENT" },
@@ -71,6 +72,7 @@ int main(int argc, char **argv)
 	co.include_pid = opts.pid;
 	co.include_tid = opts.tid;
 	co.names.annotate_kernel = opts.kernel || opts.all;
+	co.names.kernel_user_maps = !opts.user_maps;	/* the Perl script's bytes */
 	co.names.annotate_jit = opts.jit || opts.all;
 	co.names.include_addrs = opts.addrs;
 	co.names.annotate_inlined = opts.annotate_inlined;

@@ -47,6 +47,13 @@ struct frame_name_opts {
 	bool include_addrs;	/* --addrs: "[dso <addr>]" for unknown symbols */
 	bool annotate_inlined;	/* --annotate-inlined: "_[i]" for perf's
 				   "(inlined)" frames */
+	bool kernel_user_maps;	/* with annotate_kernel, "_[k]" also for the
+				   process's own "[...]" mappings ("[vdso]"),
+				   as stackcollapse-perf.pl writes them:
+				   fp-collapse's output stays byte-identical
+				   to the Perl script's (kfold --kernel does
+				   not believe that mark); the plugin leaves
+				   them unannotated */
 };
 
 /*
@@ -77,9 +84,12 @@ size_t frame_name_cut_args(char *name, size_t len);
  * names containing "unknown", and the "[...]" mappings of the process's
  * own address space, whose code runs in user space: "[vdso]" (and
  * "[vdso32]", "[vdsox32]"), "[vsyscall]", "[vvar]", "[heap]", "[stack...]",
- * "[anon...]", "[uprobes]".
+ * "[anon...]", "[uprobes]" (see frame_dso_is_user_map()).
  */
 bool frame_dso_is_kernel(const char *dso, size_t len);
+
+/* True for those "[...]" mappings of the process's own address space. */
+bool frame_dso_is_user_map(const char *dso, size_t len);
 
 /* True for JIT symbol maps: "/tmp/perf-123.map", "jitted-123-4.so". */
 bool frame_dso_is_jit(const char *dso, size_t len);

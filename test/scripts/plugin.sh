@@ -22,7 +22,11 @@ compare() { # DATA OPTION (empty for none)
 	local fields=
 	# perf script prints the PID only when asked; fp-collapse needs it
 	case $2 in pid|tid) fields="-F +pid" ;; esac
-	same_as_pipeline "$(basename "$1") ${2:-default}" "$1" "$fields" "${2:+--$2}" "$2"
+	# the plugin leaves [vdso] frames unannotated, as fp-collapse
+	# --user-maps does (plain --kernel keeps the Perl script's "_[k]")
+	local collapse=${2:+--$2}
+	case $2 in kernel|all) collapse="$collapse --user-maps" ;; esac
+	same_as_pipeline "$(basename "$1") ${2:-default}" "$1" "$fields" "$collapse" "$2"
 }
 
 for data in "$T/proc.data" "$T/sys.data"; do
