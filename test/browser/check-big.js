@@ -1,14 +1,23 @@
-// check-big.js SVG MIN_FRAMES — a large graph stays responsive: loading,
-// zooming, searching (to its answer) and resetting each take under LIMIT_MS (default 3000,
-// generous for a loaded machine) including the style and layout they cause.
+// check-big.js SVG MIN_FRAMES — a large graph works: it draws its frames,
+// zooming labels a frame too narrow for one, a search answers, no script
+// errors.  The time loading, zooming, searching and resetting take (with the
+// style and layout they cause) is printed; only when LIMIT_MS is set (by
+// make bench, never by make check: a timed test fails on a loaded machine)
+// must each stay under it (loading under three times it).
 // Exit 0 pass, 1 fail, 3 when Chromium cannot start.
 "use strict";
 const path = require("path");
 const { launch } = require("./launch");
 
 const [svgPath, minFrames] = process.argv.slice(2);
-const LIMIT = Number(process.env.LIMIT_MS || 3000);
+const LIMIT = process.env.LIMIT_MS ? Number(process.env.LIMIT_MS) : null;
 let failures = 0;
+function timing(ms, limit, what) {
+	if (limit === null)
+		console.log(`time ${what} in ${ms.toFixed(0)} ms`);
+	else
+		check(ms < limit, `${what} in ${ms.toFixed(0)} ms (limit ${limit})`);
+}
 function check(ok, what) {
 	console.log((ok ? "ok   " : "FAIL ") + what);
 	if (!ok)
@@ -26,7 +35,7 @@ async function main() {
 		const loadMs = Date.now() - t0;
 		const n = await page.$$eval("#frames > g", (gs) => gs.length);
 		check(n >= Number(minFrames), `the graph draws ${n} frames (at least ${minFrames})`);
-		check(loadMs < LIMIT * 3, `opens and indexes them in ${loadMs} ms`);
+		timing(loadMs, LIMIT && LIMIT * 3, "opens and indexes them");
 		const t = await page.evaluate(() => {
 			function timed(f) {
 				const s = performance.now();
@@ -62,7 +71,7 @@ async function main() {
 		check(t.unlabelled && t.title.startsWith(t.label + " ("),
 		      `a frame too narrow for a label gets one when zoomed: '${t.label}'`);
 		for (const k of ["zoom", "zoomDeep", "reset", "search"])
-			check(t[k] < LIMIT, `${k} takes ${t[k].toFixed(0)} ms`);
+			timing(t[k], LIMIT, k);
 		check(/^Matched: \d/.test(t.matched), "the search reports " + t.matched);
 		check(errors.length === 0, "no script errors" + (errors.length ? ": " + errors.join("; ") : ""));
 	} finally {
