@@ -117,7 +117,13 @@ static void print_skip(const char *file, uint64_t line, const char *reason, void
 
 void tool_report_skips(const struct skip_log *skips, bool verbose)
 {
-	char *s = skip_log_summary(skips, NULL);
+	tool_report_skipped(skips, verbose, NULL);
+}
+
+void tool_report_skipped(const struct skip_log *skips, bool verbose,
+			 const char *what)
+{
+	char *s = skip_log_summary(skips, what);
 	uint64_t more;
 
 	if (!s)
@@ -140,6 +146,13 @@ int tool_report_shape(const struct folded_shape *sh)
 	tool_warn("%s", note);
 	g_free(note);
 	return FK_EXIT_FAILURE;
+}
+
+static const char *folded_name = "-";
+
+const char *tool_folded_name(void)
+{
+	return folded_name;
 }
 
 int tool_read_folded(char **paths, int n, struct skip_log *skips,
@@ -166,6 +179,7 @@ int tool_read_folded(char **paths, int n, struct skip_log *skips,
 		}
 		stable = folded_reader_stable(fr);
 		folded_reader_set_shape(fr, shape);
+		folded_name = folded_reader_name(fr);
 		while ((rc = folded_reader_next(fr, &fl, &err)) > 0)
 			fn(&fl, stable, data);
 		if (rc < 0) {
@@ -193,6 +207,37 @@ int tool_read_inputs(char **paths, int n, tool_input_fn fn, void *data)
 		}
 	}
 	return status;
+}
+
+struct table_run {
+	struct fold_table *t;
+	bool single;
+	uint64_t diffs;
+};
+
+static void table_line(const struct folded_line *fl, bool stable, void *data)
+{
+	struct table_run *run = data;
+
+	if (run->single && fl->ncounts > 1) {
+		if (!run->diffs++)
+			tool_warn("%s:%" G_GUINT64_FORMAT ": a differential line (two counts): "
+				  "this output has one count per stack", tool_folded_name(),
+				  fl->lineno);
+		return;
+	}
+	tool_table_add(run->t, fl, stable, fl->stack, fl->len);
+}
+
+int tool_read_table(char **paths, int n, struct skip_log *skips,
+		    struct fold_table *t, bool single, GPtrArray **inputs)
+{
+	struct table_run run = { t, single, 0 };
+	int status = tool_read_folded(paths, n, skips, NULL, table_line, &run, inputs);
+
+	if (run.diffs > 1)
+		tool_warn("... and %" G_GUINT64_FORMAT " more differential lines", run.diffs - 1);
+	return run.diffs ? FK_EXIT_FAILURE : status;
 }
 
 int tool_finish(int status)

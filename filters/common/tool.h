@@ -56,6 +56,10 @@ void tool_usage_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2) G_GNUC_NORETURN;
  */
 void tool_report_skips(const struct skip_log *skips, bool verbose);
 
+/* The same for records that are not lines: what is "samples", say. */
+void tool_report_skipped(const struct skip_log *skips, bool verbose,
+			 const char *what);
+
 /*
  * Reports the lines skipped because their number of counts differs from
  * the profile's (folded_shape_note()); returns FK_EXIT_FAILURE if there
@@ -82,6 +86,20 @@ typedef void (*tool_folded_fn)(const struct folded_line *fl, bool stable,
 int tool_read_folded(char **paths, int n, struct skip_log *skips,
 		     struct folded_shape *sh, tool_folded_fn fn, void *data,
 		     GPtrArray **inputs);
+
+/* The name of the file tool_read_folded() is reading, for fn's messages. */
+const char *tool_folded_name(void);
+
+/*
+ * Reads paths[0..n) as tool_read_folded() does into the table t (stacks
+ * by reference where the input is mapped, so t must be freed before
+ * *inputs).  With single, the output has one count per stack: a
+ * differential line ("STACK COUNT1 COUNT2") is an error, reported with
+ * its file and line (the first one, and how many more), and the result
+ * is FK_EXIT_FAILURE.
+ */
+int tool_read_table(char **paths, int n, struct skip_log *skips,
+		    struct fold_table *t, bool single, GPtrArray **inputs);
 
 /*
  * The input loop of the collapsers: calls fn for paths[0..n) in order

@@ -1,0 +1,479 @@
+#include "export/speedscope.h"
+
+#include "core/error.h"
+#include "core/intern.h"
+#include "core/jsonesc.h"
+#include "core/str.h"
+#include "export/framepath.h"
+
+#include <errno.h>
+#include <string.h>
+
+/*
+ * A stack is a node of one call tree: node = (parent node, frame), so a
+ * sample is one node index.  ROOT is the empty stack.  Folded stacks add
+ * their nodes without a lookup (see add_folded), so a path may have more
+ * than one node: the output is the same, only node equality is lost.
+ */
+#define ROOT UINT32_MAX
+
+struct node {
+	uint32_t parent, frame;
+};
+
+/* A growable array appended to per frame: GArray's call is too dear. */
+#define VEC(T) struct { T *v; size_t n, cap; }
+#define VEC_PUSH(a, x) do {						\
+	if ((a).n == (a).cap)						\
+		vec_grow((void **)&(a).v, &(a).cap, sizeof(*(a).v));	\
+	(a).v[(a).n++] = (x);						\
+} while (0)
+
+static void vec_grow(void **v, size_t *cap, size_t size)
+{
+	*cap = *cap ? *cap * 2 : 64;
+	*v = g_realloc_n(*v, *cap, size);
+}
+
+static const char *const unit_names[] = {
+	[SS_UNIT_NONE] = "none",
+	[SS_UNIT_NANOSECONDS] = "nanoseconds",
+	[SS_UNIT_MICROSECONDS] = "microseconds",
+	[SS_UNIT_MILLISECONDS] = "milliseconds",
+	[SS_UNIT_SECONDS] = "seconds",
+	[SS_UNIT_BYTES] = "bytes",
+};
+
+struct frame {
+	struct fk_str name, file;
+	uint32_t line;
+};
+
+struct ss_profile {
+	struct ss_doc *doc;
+	char *name;
+	enum ss_unit unit;
+	VEC(uint32_t) stacks;	/* the node of each sample */
+	VEC(fk_count) weights;	/* the weight of each sample */
+	fk_count total;
+};
+
+struct ss_doc {
+	char *name;
+	struct fk_intern *frames;	/* frame keys, see frame_key() */
+	GArray *finfo;			/* struct frame, by frame index */
+	VEC(struct node) nodes;
+	struct fk_idmap *node_keys;	/* (parent, frame) -> i, for ss_profile_add() */
+	GArray *node_of_key;		/* uint32_t: node of key i */
+	GPtrArray *profiles;
+	size_t active;
+	GString *key;
+	struct frame_path fp;		/* folded stacks' frames (add_folded) */
+	bool fp_stable;			/* the frames fp interned are stable */
+	VEC(uint32_t) path;		/* for writing */
+	uint32_t last_stack;
+	uint64_t replaced, inexact;
+};
+
+bool ss_unit_parse(const char *s, enum ss_unit *unit)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(unit_names); i++)
+		if (strcmp(s, unit_names[i]) == 0) {
+			*unit = (enum ss_unit)i;
+			return true;
+		}
+	return false;
+}
+
+const char *ss_unit_name(enum ss_unit unit)
+{
+	return unit_names[unit];
+}
+
+struct ss_doc *ss_doc_new(const char *name)
+{
+	struct ss_doc *d = g_new0(struct ss_doc, 1);
+
+	d->name = g_strdup(name);
+	d->frames = fk_intern_new();
+	d->finfo = g_array_new(FALSE, FALSE, sizeof(struct frame));
+	d->node_keys = fk_idmap_new();
+	d->node_of_key = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	d->profiles = g_ptr_array_new();
+	d->key = g_string_new(NULL);
+	d->last_stack = ROOT;
+	return d;
+}
+
+void ss_doc_free(struct ss_doc *d)
+{
+	if (!d)
+		return;
+	for (guint i = 0; i < d->profiles->len; i++) {
+		struct ss_profile *p = d->profiles->pdata[i];
+
+		g_free(p->name);
+		g_free(p->stacks.v);
+		g_free(p->weights.v);
+		g_free(p);
+	}
+	g_ptr_array_free(d->profiles, TRUE);
+	fk_intern_free(d->frames);
+	g_array_free(d->finfo, TRUE);
+	g_free(d->nodes.v);
+	fk_idmap_free(d->node_keys);
+	g_array_free(d->node_of_key, TRUE);
+	g_string_free(d->key, TRUE);
+	frame_path_release(&d->fp);
+	g_free(d->path.v);
+	g_free(d->name);
+	g_free(d);
+}
+
+struct ss_profile *ss_profile_new(struct ss_doc *d, const char *name,
+				  enum ss_unit unit)
+{
+	struct ss_profile *p = g_new0(struct ss_profile, 1);
+
+	p->doc = d;
+	p->name = g_strdup(name);
+	p->unit = unit;
+	g_ptr_array_add(d->profiles, p);
+	return p;
+}
+
+/*
+ * A frame without file or line is keyed by its name alone when the name
+ * holds no NUL byte; any other frame by name, a NUL, file, line and the
+ * two lengths, which always holds a NUL, so the two kinds never collide.
+ */
+static uint32_t frame_id(struct ss_doc *d, const char *name, size_t len,
+			 const char *file, size_t flen, uint32_t line, bool stable)
+{
+	bool added;
+	uint32_t id;
+	struct frame f;
+
+	if (!flen && !line && !memchr(name, '\0', len)) {
+		id = stable ? fk_intern_id_ref(d->frames, name, len, &added)
+			    : fk_intern_id(d->frames, name, len, &added);
+		if (added) {
+			f.name = fk_intern_str(d->frames, id);
+			f.file = (struct fk_str){ NULL, 0 };
+			f.line = 0;
+			g_array_append_val(d->finfo, f);
+		}
+		return id;
+	}
+	g_string_truncate(d->key, 0);
+	g_string_append_len(d->key, name, (gssize)len);
+	g_string_append_c(d->key, '\0');
+	g_string_append_len(d->key, file, (gssize)flen);
+	g_string_append_len(d->key, (const char *)&line, sizeof(line));
+	g_string_append_len(d->key, (const char *)&len, sizeof(len));
+	g_string_append_len(d->key, (const char *)&flen, sizeof(flen));
+	id = fk_intern_id(d->frames, d->key->str, d->key->len, &added);
+	if (added) {
+		struct fk_str k = fk_intern_str(d->frames, id);
+
+		f.name = (struct fk_str){ k.s, len };
+		f.file = (struct fk_str){ k.s + len + 1, flen };
+		f.line = line;
+		g_array_append_val(d->finfo, f);
+	}
+	return id;
+}
+
+uint32_t ss_frame(struct ss_doc *d, const char *name, size_t len)
+{
+	return frame_id(d, name, len, NULL, 0, 0, false);
+}
+
+uint32_t ss_frame_at(struct ss_doc *d, const char *name, size_t len,
+		     const char *file, size_t flen, uint32_t line)
+{
+	return frame_id(d, name, len, file ? file : "", file ? flen : 0, line, false);
+}
+
+static inline uint32_t node_new(struct ss_doc *d, uint32_t parent, uint32_t frame)
+{
+	struct node n = { parent, frame };
+
+	VEC_PUSH(d->nodes, n);
+	return (uint32_t)(d->nodes.n - 1);
+}
+
+/* The one node of (parent, frame) among those made here. */
+static uint32_t node_find(struct ss_doc *d, uint32_t parent, uint32_t frame)
+{
+	bool added;
+	uint32_t i = fk_idmap_id(d->node_keys, (uint64_t)parent << 32 | frame, &added);
+
+	if (added) {
+		uint32_t n = node_new(d, parent, frame);
+
+		g_array_append_val(d->node_of_key, n);
+	}
+	return g_array_index(d->node_of_key, uint32_t, i);
+}
+
+void ss_profile_add_stack(struct ss_profile *p, uint32_t stack, fk_count weight)
+{
+	size_t n = p->stacks.n;
+
+	p->total += weight;
+	p->doc->last_stack = stack;
+	if (n && p->stacks.v[n - 1] == stack) {
+		p->weights.v[n - 1] += weight;
+		return;
+	}
+	VEC_PUSH(p->stacks, stack);
+	VEC_PUSH(p->weights, weight);
+}
+
+uint32_t ss_doc_last_stack(const struct ss_doc *d)
+{
+	return d->last_stack;
+}
+
+void ss_profile_add(struct ss_profile *p, const uint32_t *frames, size_t n,
+		    fk_count weight)
+{
+	uint32_t node = ROOT;
+
+	for (size_t i = 0; i < n; i++)
+		node = node_find(p->doc, node, frames[i]);
+	ss_profile_add_stack(p, node, weight);
+}
+
+/* frame_path's callback: the node of frame name under node prev */
+static uint32_t folded_node(void *ctx, uint32_t prev, const char *name, size_t len)
+{
+	struct ss_doc *d = ctx;
+
+	return node_new(d, prev, frame_id(d, name, len, NULL, 0, 0, d->fp_stable));
+}
+
+void ss_profile_add_folded(struct ss_profile *p, const char *stack, size_t len,
+			   fk_count weight, bool stable)
+{
+	struct ss_doc *d = p->doc;
+	const uint32_t *nodes;
+	size_t n;
+
+	d->fp_stable = stable;
+	nodes = frame_path_ids(&d->fp, stack, len, stable, folded_node, d, &n);
+	ss_profile_add_stack(p, n ? nodes[n - 1] : ROOT, weight);
+}
+
+fk_count ss_profile_total(const struct ss_profile *p)
+{
+	return p->total;
+}
+
+size_t ss_profile_samples(const struct ss_profile *p)
+{
+	return p->stacks.n;
+}
+
+const char *ss_profile_name(const struct ss_profile *p)
+{
+	return p->name;
+}
+
+void ss_doc_set_active(struct ss_doc *d, size_t index)
+{
+	d->active = index;
+}
+
+size_t ss_doc_profiles(const struct ss_doc *d)
+{
+	return d->profiles->len;
+}
+
+struct ss_profile *ss_doc_profile(const struct ss_doc *d, size_t i)
+{
+	return d->profiles->pdata[i];
+}
+
+size_t ss_doc_frames(const struct ss_doc *d)
+{
+	return d->finfo->len;
+}
+
+uint64_t ss_doc_replaced(const struct ss_doc *d)
+{
+	return d->replaced;
+}
+
+uint64_t ss_doc_inexact(const struct ss_doc *d)
+{
+	return d->inexact;
+}
+
+/* --- writing: into a buffer flushed every 64 KiB */
+
+#define OUT_FLUSH (1u << 16)
+
+struct out {
+	GString *buf;
+	FILE *f;
+	bool failed;
+};
+
+static void flush(struct out *o)
+{
+	if (o->buf->len && fwrite(o->buf->str, 1, o->buf->len, o->f) != o->buf->len)
+		o->failed = true;
+	g_string_truncate(o->buf, 0);
+}
+
+/* Room for n more bytes at the end of the buffer; returns where they go. */
+static inline char *reserve(struct out *o, size_t n)
+{
+	if (o->buf->len + n > o->buf->allocated_len - 1) {
+		if (o->buf->len >= OUT_FLUSH)
+			flush(o);
+		g_string_set_size(o->buf, o->buf->len + n);
+		g_string_set_size(o->buf, o->buf->len - n);
+	}
+	return o->buf->str + o->buf->len;
+}
+
+static inline void commit(struct out *o, const char *end)
+{
+	o->buf->len = (gsize)(end - o->buf->str);
+	o->buf->str[o->buf->len] = '\0';
+}
+
+static inline char *put_u32(char *p, uint32_t v)
+{
+	char tmp[10];
+	int n = 0;
+
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10));
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+static void put_count(struct ss_doc *d, struct out *o, fk_count c)
+{
+	char *p = reserve(o, FK_COUNT_BUFSZ);
+
+	if (c > (fk_count)(UINT64_C(1) << 53) * FK_COUNT_ONE)
+		d->inexact++;
+	commit(o, p + fk_count_format(c, p));
+}
+
+static void put_string(struct ss_doc *d, struct out *o, const char *s, size_t len)
+{
+	if (fk_json_string(o->buf, s, len))
+		d->replaced++;
+}
+
+static void put(struct out *o, const char *s)
+{
+	g_string_append(o->buf, s);
+}
+
+static void write_frames(struct ss_doc *d, struct out *o)
+{
+	put(o, "\"shared\":{\"frames\":[");
+	for (guint i = 0; i < d->finfo->len; i++) {
+		const struct frame *f = &g_array_index(d->finfo, struct frame, i);
+
+		put(o, i ? ",\n{\"name\":" : "\n{\"name\":");
+		put_string(d, o, f->name.s, f->name.len);
+		if (f->file.len) {
+			put(o, ",\"file\":");
+			put_string(d, o, f->file.s, f->file.len);
+		}
+		if (f->line) {
+			char *p = reserve(o, 16);
+
+			memcpy(p, ",\"line\":", 8);
+			commit(o, put_u32(p + 8, f->line));
+		}
+		put(o, "}");
+		if (o->buf->len >= OUT_FLUSH)
+			flush(o);
+	}
+	put(o, "]},\n");
+}
+
+/* One sample's frames, root first: "[0,1,2]" */
+static void write_stack(struct ss_doc *d, struct out *o, uint32_t node, bool first)
+{
+	const struct node *nodes = d->nodes.v;
+	char *p;
+
+	d->path.n = 0;
+	for (; node != ROOT; node = nodes[node].parent)
+		VEC_PUSH(d->path, nodes[node].frame);
+	p = reserve(o, d->path.n * 11 + 4);
+	if (!first)
+		*p++ = ',';
+	*p++ = '\n';
+	*p++ = '[';
+	for (size_t k = d->path.n; k-- > 0;) {
+		p = put_u32(p, d->path.v[k]);
+		*p++ = ',';
+	}
+	if (d->path.n)
+		p--;
+	*p++ = ']';
+	commit(o, p);
+}
+
+static void write_profile(struct ss_doc *d, struct ss_profile *p, struct out *o)
+{
+	put(o, "{\"type\":\"sampled\",\"name\":");
+	put_string(d, o, p->name, strlen(p->name));
+	put(o, ",\"unit\":\"");
+	put(o, unit_names[p->unit]);
+	put(o, "\",\"startValue\":0,\"endValue\":");
+	put_count(d, o, p->total);
+	put(o, ",\n\"samples\":[");
+	for (size_t i = 0; i < p->stacks.n; i++)
+		write_stack(d, o, p->stacks.v[i], i == 0);
+	put(o, "],\n\"weights\":[");
+	for (size_t i = 0; i < p->weights.n; i++) {
+		if (i)
+			put(o, ",");
+		put_count(d, o, p->weights.v[i]);
+	}
+	put(o, "]}");
+}
+
+int ss_doc_write(struct ss_doc *d, FILE *out, const char *name, GError **err)
+{
+	struct out o = { g_string_sized_new(OUT_FLUSH * 2), out, false };
+	char *p;
+
+	d->replaced = d->inexact = 0;
+	put(&o, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n"
+		"\"exporter\":\"foldkit\",\n\"name\":");
+	put_string(d, &o, d->name, strlen(d->name));
+	put(&o, ",\n\"activeProfileIndex\":");
+	p = reserve(&o, 12);
+	commit(&o, put_u32(p, (uint32_t)(d->active < d->profiles->len ? d->active : 0)));
+	put(&o, ",\n");
+	write_frames(d, &o);
+	put(&o, "\"profiles\":[");
+	for (guint i = 0; i < d->profiles->len; i++) {
+		put(&o, i ? ",\n" : "\n");
+		write_profile(d, d->profiles->pdata[i], &o);
+	}
+	put(&o, "]}\n");
+	flush(&o);
+	g_string_free(o.buf, TRUE);
+	if (o.failed || fflush(out) != 0 || ferror(out)) {
+		fk_error_at(err, FK_ERROR_IO, name, 0, "write error: %s",
+			    g_strerror(errno ? errno : EIO));
+		return -1;
+	}
+	return 0;
+}

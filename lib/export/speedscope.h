@@ -1,0 +1,137 @@
+/*
+ * speedscope.h - profiles written in speedscope's file format
+ * (https://www.speedscope.app/file-format-schema.json): one JSON document
+ * holding a shared frame table and one or more "sampled" profiles, each a
+ * list of samples (stacks of frame indexes, root first) with their weights.
+ *
+ *	struct ss_doc *d = ss_doc_new("app");
+ *	struct ss_profile *p = ss_profile_new(d, "app 12/12", SS_UNIT_NANOSECONDS);
+ *	ss_profile_add_folded(p, "main;run;work", 13, fk_count_from_u64(250), false);
+ *	uint32_t f[2] = { ss_frame(d, "main", 4), ss_frame_at(d, "work", 4, "w.c", 3, 12) };
+ *	ss_profile_add(p, f, 2, fk_count_from_u64(250));
+ *	if (ss_doc_write(d, out, "<stdout>", &err) < 0)
+ *		...
+ *	ss_doc_free(d);
+ *
+ * Samples keep the order they are added in: speedscope's "Time Order"
+ * view draws them left to right in that order, each as wide as its
+ * weight.  Two samples in a row with the same stack become one sample
+ * with both weights (speedscope merges them the same way when it loads a
+ * file, so what it shows is unchanged and the file is smaller).
+ *
+ * Memory: frames and stacks are interned (a stack is a node of one call
+ * tree shared by every profile), so each sample costs a node index and a
+ * weight, about 20 bytes, and the rest grows with the distinct frames and
+ * stacks.
+ *
+ * Names are bytes from untrusted programs: every string is written as a
+ * well-formed JSON string (see core/jsonesc.h).  Invalid UTF-8 cannot be
+ * carried by JSON; its bytes become U+FFFD and ss_doc_replaced() counts
+ * the names that changed, so the tool can say so.  Weights are written
+ * exactly (decimals with up to nine places); speedscope reads them as
+ * JavaScript numbers, exact up to 2^53 (ss_doc_inexact() counts larger
+ * weights and totals).
+ */
+#ifndef FOLDKIT_SPEEDSCOPE_H
+#define FOLDKIT_SPEEDSCOPE_H
+
+#include "core/count.h"
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum ss_unit {
+	SS_UNIT_NONE,
+	SS_UNIT_NANOSECONDS,
+	SS_UNIT_MICROSECONDS,
+	SS_UNIT_MILLISECONDS,
+	SS_UNIT_SECONDS,
+	SS_UNIT_BYTES,
+};
+
+/* Parses a unit name ("nanoseconds", "none", ...); false if unknown. */
+bool ss_unit_parse(const char *s, enum ss_unit *unit);
+
+/* The unit's name in the file format. */
+const char *ss_unit_name(enum ss_unit unit);
+
+struct ss_doc;
+struct ss_profile;
+
+/* A document named name (the file's "name"); name is copied. */
+struct ss_doc *ss_doc_new(const char *name);
+
+/* Frees the document and its profiles. */
+void ss_doc_free(struct ss_doc *d);
+
+/*
+ * A new profile, appended to the document's list (the order they are
+ * written in); name is copied.  Owned by d.
+ */
+struct ss_profile *ss_profile_new(struct ss_doc *d, const char *name,
+				  enum ss_unit unit);
+
+/* The frame index of name[0..len) (a frame without file or line). */
+uint32_t ss_frame(struct ss_doc *d, const char *name, size_t len);
+
+/*
+ * The frame index of name with its source file and line (line 0: none;
+ * file NULL or flen 0: none).  Frames differing only in file or line are
+ * distinct.  Names and files are copied.
+ */
+uint32_t ss_frame_at(struct ss_doc *d, const char *name, size_t len,
+		     const char *file, size_t flen, uint32_t line);
+
+/* Appends a sample: frames[0..n) root first (n may be 0: an empty stack). */
+void ss_profile_add(struct ss_profile *p, const uint32_t *frames, size_t n,
+		    fk_count weight);
+
+/*
+ * Appends a sample given as folded frames "root;...;leaf" (len may be 0).
+ * stable: the bytes stay valid and unchanged until ss_doc_free() (a
+ * mapped file, a fold_table's entry), so frame names are not copied.
+ * Consecutive stacks sharing a prefix (sorted input) share its lookups.
+ */
+void ss_profile_add_folded(struct ss_profile *p, const char *stack, size_t len,
+			   fk_count weight, bool stable);
+
+/*
+ * Appends a sample with the stack of an earlier one: cheaper when the
+ * caller knows the stack repeats.  ss_doc_last_stack() is the stack
+ * handle of the last sample appended to any profile of d.
+ */
+uint32_t ss_doc_last_stack(const struct ss_doc *d);
+void ss_profile_add_stack(struct ss_profile *p, uint32_t stack, fk_count weight);
+
+/* The profile's sum of weights. */
+fk_count ss_profile_total(const struct ss_profile *p);
+
+/* The number of samples as they will be written (after merging). */
+size_t ss_profile_samples(const struct ss_profile *p);
+
+/* Which profile speedscope opens first (default 0). */
+void ss_doc_set_active(struct ss_doc *d, size_t index);
+
+size_t ss_doc_profiles(const struct ss_doc *d);
+struct ss_profile *ss_doc_profile(const struct ss_doc *d, size_t i);
+const char *ss_profile_name(const struct ss_profile *p);
+
+/* The number of distinct frames. */
+size_t ss_doc_frames(const struct ss_doc *d);
+
+/*
+ * Writes the document to out; name (e.g. "<stdout>", a path) is what a
+ * write error calls it.  Returns 0, or -1 with *err set.
+ */
+int ss_doc_write(struct ss_doc *d, FILE *out, const char *name, GError **err);
+
+/* After ss_doc_write(): how many names had bytes replaced by U+FFFD. */
+uint64_t ss_doc_replaced(const struct ss_doc *d);
+
+/* After ss_doc_write(): how many weights or totals were above 2^53. */
+uint64_t ss_doc_inexact(const struct ss_doc *d);
+
+#endif
