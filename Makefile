@@ -17,10 +17,14 @@ $(DEPS_MK): tools/deps
 	@mkdir -p $(@D)
 	@tools/deps install
 	@{ echo "PKG_CFLAGS := $$(pkg-config --cflags $(PKGS))"; \
-	   echo "PKG_LIBS := $$(pkg-config --libs $(PKGS))"; } > $@
+	   echo "PKG_LIBS := $$(pkg-config --libs $(PKGS))"; \
+	   echo "DEPS_PROFILE_PROTO := $$(dpkg -L golang-github-google-pprof-dev 2>/dev/null | grep '/proto/profile\.proto$$' | head -n 1)"; } > $@
 
 LIB_SRC     := $(sort $(wildcard lib/*/*.c))
-LIB_OBJ     := $(LIB_SRC:%.c=$(BUILD)/%.o)
+# code protoc-c generates from pprof's profile.proto (see config.mk)
+GEN_SRC     := build/gen/profile.pb-c.c
+GEN_OBJ     := $(GEN_SRC:build/%.c=$(BUILD)/%.o)
+LIB_OBJ     := $(LIB_SRC:%.c=$(BUILD)/%.o) $(GEN_OBJ)
 TOOL_SRC    := $(sort $(wildcard filters/*.c))
 COMMON_SRC  := $(sort $(wildcard filters/common/*.c))
 COMMON_OBJ  := $(COMMON_SRC:%.c=$(BUILD)/%.o)
@@ -39,9 +43,20 @@ all: $(TOOLS) $(PLUGIN) $(UNITS)
 deps:
 	@tools/deps install
 
-$(BUILD)/lib/%.o: lib/%.c $(wildcard lib/*/*.h)
+$(BUILD)/lib/%.o: lib/%.c $(wildcard lib/*/*.h) build/gen/profile.pb-c.h
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(CPPFLAGS) $(CFLAGS) $(PIC) -c -o $@ $<
+
+# --- pprof: C code for profile.proto, generated at build time from the copy
+# Debian installs (never a copy in this tree).
+build/gen/profile.pb-c.c build/gen/profile.pb-c.h &: $(PROFILE_PROTO)
+	@test -n "$(PROFILE_PROTO)" || { echo "no profile.proto: apt-get install golang-github-google-pprof-dev (or make PROFILE_PROTO=PATH)" >&2; exit 1; }
+	@mkdir -p build/gen
+	$(Q_GEN)$(PROTOC_C) --c_out=build/gen --proto_path=$(dir $(PROFILE_PROTO)) $(PROFILE_PROTO)
+$(BUILD)/gen/%.o: build/gen/%.c build/gen/%.h
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(CPPFLAGS) $(CFLAGS) $(PIC) -c -o $@ $<
+# --- end of the pprof block
 
 $(BUILD)/filters/%.o: filters/%.c $(wildcard lib/*/*.h filters/common/*.h)
 	@mkdir -p $(@D)

@@ -9,7 +9,7 @@ ifeq ($(origin CC),default)
 CC := cc
 endif
 AR       ?= ar
-PKGS     := glib-2.0 libtraceevent libdw
+PKGS     := glib-2.0 libtraceevent libdw libprotobuf-c zlib
 
 # SANITIZE=address,undefined builds everything instrumented into its own tree.
 SANITIZE ?=
@@ -21,8 +21,14 @@ BUILD    ?= build
 SANFLAGS :=
 endif
 
+# pprof's profile.proto, as Debian's golang-github-google-pprof-dev installs
+# it (build/deps.mk finds it with dpkg -L); protoc-c turns it into C in
+# build/gen/ at build time.
+PROFILE_PROTO ?= $(DEPS_PROFILE_PROTO)
+PROTOC_C ?= protoc-c
+
 OPT      ?= -O2
-CPPFLAGS += -D_GNU_SOURCE -Ilib -Ifilters/common $(PKG_CFLAGS)
+CPPFLAGS += -D_GNU_SOURCE -Ilib -Ifilters/common -Ibuild $(PKG_CFLAGS)
 CFLAGS   += -std=gnu11 $(OPT) -g -Wall -Wextra -Werror -Wno-unused-parameter -fno-strict-aliasing $(SANFLAGS)
 PIC      := -fPIC
 LDFLAGS  += $(SANFLAGS)

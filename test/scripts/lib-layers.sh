@@ -7,6 +7,9 @@
 #   transform/  core/                  (stacks -> stacks)
 #   render/     core/ transform/       (stacks -> pictures)
 #   export/     core/ transform/       (stacks -> other formats)
+#
+# plus gen/ for collapse/ and export/: build/gen/profile.pb-c.h, the code
+# protoc-c generates from pprof's profile.proto at build time.
 #   report/     core/ transform/       (stacks -> findings)
 #
 # Every #include "STAGE/x.h" in lib/STAGE2/ is checked against that table,
@@ -16,10 +19,10 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT/lib" || exit 1
 declare -A allowed=(
 	[core]="core"
-	[collapse]="core collapse"
+	[collapse]="core collapse gen"
 	[transform]="core transform"
 	[render]="core transform render"
-	[export]="core transform export"
+	[export]="core transform export gen"
 	[report]="core transform report"
 )
 fail=0

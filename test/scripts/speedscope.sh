@@ -8,6 +8,8 @@
 #  - fold2speedscope, one profile and --split, on FlameGraph's collapsed
 #    test profiles (Java, Node, kernel, ~1 MB) and on names with quotes,
 #    controls, U+2028 and invalid UTF-8 (U+FFFD, one per bad byte);
+#  - fold2pprof's profiles, through speedscope's pprof importer: the same
+#    stacks and totals.
 # The perf plugin's files are checked in plugin-speedscope.sh.  If
 # Chromium cannot start, the test FAILS.
 set -u
@@ -104,7 +106,8 @@ done
 printf 'q"uo\\te;ta\tb;\033[31mred;d\177;l\342\200\250s;</script>;bad\377x;cut\342\202 0.5\nplain;caf\303\251 2\n' > "$T/names.folded"
 fold2speedscope --unit milliseconds "$T/names.folded" > "$T/names.json" 2> "$T/names.err" || fail "fold2speedscope names"
 grep -q '2 names held bytes that are not UTF-8' "$T/names.err" || fail "no note about U+FFFD: $(cat "$T/names.err")"
-load --frames "$T/real.json" "$T/split.json" "$T"/*-collapsed-tid.txt.json "$T/names.json"
+fold2pprof --type cpu/nanoseconds "$T/real.folded" > "$T/real.pb.gz" || fail "fold2pprof"
+load --frames "$T/real.json" "$T/split.json" "$T"/*-collapsed-tid.txt.json "$T/names.json" "$T/real.pb.gz"
 grep -v '^frame ' "$T/dump" > "$T/dump.noframes"
 
 # 1. fold2speedscope over real profiles, whole and split
@@ -139,5 +142,19 @@ got names.json > "$T/got"
 # frames come in the file's order: compared as a set
 { grep -v '^frame ' "$T/got" | head -2; grep '^frame ' "$T/got" | sort; grep -v '^frame ' "$T/got" | tail -n +3; } > "$T/got.sorted"
 same "names" "$T/want" "$T/got.sorted"
+
+# 4. fold2pprof's profile through speedscope's pprof importer: the same
+# stacks (speedscope merges them in its own order: compared sorted) and
+# the same unit and total
+got real.pb.gz | grep -v '^frame ' > "$T/got"
+grep '^profile ' "$T/got" | cut -f2,3 > "$T/got.total"
+printf 'nanoseconds\t%s\n' "$(awk '{ s += $NF } END { printf "%.15g", s }' "$T/real.folded")" > "$T/want.total"
+same "fold2pprof: unit and total" "$T/want.total" "$T/got.total"
+# (speedscope's pprof importer calls a function with an empty name
+# "(unknown)"; the input has one empty frame)
+grep -v '^group \|^profile ' "$T/got" | sed 's/;(unknown)\t/;\t/' |
+	awk -F '\t' '{ s[$1] += $2 } END { for (k in s) print k " " s[k] }' | sort > "$T/got.stacks"
+expect "$T/real.folded" x none 0 | grep -v '^group \|^profile ' | tr '\t' ' ' | sort > "$T/want.stacks"
+same "fold2pprof: stacks" "$T/want.stacks" "$T/got.stacks"
 
 echo "speedscope loaded every file: $checked checks passed"

@@ -1,17 +1,22 @@
 /*
  * export.c - the exporters' building blocks through lib/: the interning
- * tables, JSON strings, frame paths and the speedscope writer.  Expected values come from the inputs
+ * tables, JSON strings, frame paths, the speedscope and pprof writers,
+ * and the pprof reader's limits.  Expected values come from the inputs
  * written here, not from the code under test.
  */
 #include "check.h"
 
+#include "collapse/pprofread.h"
 #include "core/intern.h"
 #include "core/jsonesc.h"
 #include "export/framepath.h"
+#include "export/pprof.h"
 #include "export/speedscope.h"
+#include "gen/profile.pb-c.h"
 
 #include <glib.h>
 #include <stdlib.h>
+#include <zlib.h>
 
 static void test_intern(void)
 {
@@ -206,11 +211,146 @@ static void test_speedscope(void)
 	}
 }
 
+/* Unpacks a gzip-compressed profile with protobuf-c itself. */
+static Perftools__Profiles__Profile *unpack(const char *gz, size_t len)
+{
+	unsigned char *raw = g_malloc(1 << 20);
+	z_stream z = { .next_in = (Bytef *)gz, .avail_in = (uInt)len,
+		       .next_out = raw, .avail_out = 1 << 20 };
+	Perftools__Profiles__Profile *p;
+
+	CHECK(inflateInit2(&z, 31) == Z_OK);
+	CHECK(inflate(&z, Z_FINISH) == Z_STREAM_END);
+	inflateEnd(&z);
+	p = perftools__profiles__profile__unpack(NULL, (size_t)(z.next_out - raw), raw);
+	g_free(raw);
+	return p;
+}
+
+static void test_pprof(void)
+{
+	struct pprof_builder *b = pprof_new("cpu", "nanoseconds");
+	struct pprof_line inl[2];
+	struct pprof_label lab[] = {
+		{ .key = "comm", .str = "app" }, { .key = "tid", .num = 42 },
+		{ .key = "bytes", .num = 64, .unit = "bytes" },
+	};
+	uint64_t map, loc[2];
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	GError *err = NULL;
+	Perftools__Profiles__Profile *p;
+
+	pprof_set_period(b, "cpu", "nanoseconds", 1000);
+	pprof_add_comment(b, "made by a test");
+	map = pprof_mapping(b, 0x400000, 0x500000, 0, "/bin/app", "abcdef");
+	CHECK(map == 1 && pprof_mapping(b, 0x400000, 0x500000, 0, "/bin/app", "abcdef") == 1);
+	inl[0].function = pprof_function(b, "inner", 5, "a.c", 3);
+	inl[0].line = 7;
+	inl[1].function = pprof_function(b, "outer", 5, "a.c", 3);
+	inl[1].line = 20;
+	CHECK(inl[0].function == 1 && inl[1].function == 2);
+	loc[0] = pprof_location(b, map, 0x401234, inl, 2);
+	loc[1] = pprof_location(b, map, 0x400100, &inl[1], 1);
+	CHECK(loc[0] == 1 && loc[1] == 2 && pprof_location(b, map, 0x401234, inl, 2) == 1);
+	CHECK(pprof_add(b, loc, 2, lab, 3, fk_count_from_u64(10), &err) == 0);
+	CHECK(pprof_add(b, loc, 2, lab, 3, fk_count_from_u64(5), &err) == 0);
+	CHECK(pprof_add(b, loc, 2, lab, 2, fk_count_from_u64(1), &err) == 0);
+	CHECK(pprof_add(b, loc, 2, lab, 2, FK_COUNT_ONE / 2, &err) == -1 && err);
+	g_clear_error(&err);
+	CHECK(pprof_add(b, loc, 2, lab, 2, -FK_COUNT_ONE, &err) == -1 && err);
+	g_clear_error(&err);
+	CHECK(pprof_samples(b) == 2);
+	f = open_memstream(&buf, &len);
+	CHECK(pprof_write(b, f, "mem", &err) == 0);
+	fclose(f);
+	CHECK(len > 18 && (unsigned char)buf[0] == 0x1f && (unsigned char)buf[1] == 0x8b);
+	CHECK(buf[4] == 0 && buf[5] == 0 && buf[6] == 0 && buf[7] == 0);	/* no time */
+	p = unpack(buf, len);
+	CHECK(p != NULL);
+	if (p) {
+		CHECK(p->n_sample == 2 && p->sample[0]->n_value == 1 && p->sample[0]->value[0] == 15);
+		CHECK(p->sample[1]->value[0] == 1 && p->sample[1]->n_label == 2);
+		CHECK(p->sample[0]->n_location_id == 2 && p->sample[0]->location_id[0] == 1);
+		CHECK(p->sample[0]->n_label == 3);
+		CHECK_STR(p->string_table[p->sample[0]->label[0]->key], "comm");
+		CHECK_STR(p->string_table[p->sample[0]->label[0]->str], "app");
+		CHECK(p->sample[0]->label[1]->num == 42);
+		CHECK_STR(p->string_table[p->sample[0]->label[2]->num_unit], "bytes");
+		CHECK(p->n_mapping == 1 && p->mapping[0]->memory_start == 0x400000);
+		CHECK_STR(p->string_table[p->mapping[0]->build_id], "abcdef");
+		CHECK(p->n_location == 2 && p->location[0]->n_line == 2 && p->location[0]->address == 0x401234);
+		CHECK(p->location[0]->line[0]->function_id == 1 && p->location[0]->line[0]->line == 7);
+		CHECK(p->n_function == 2);
+		CHECK_STR(p->string_table[p->function[1]->name], "outer");
+		CHECK_STR(p->string_table[p->function[1]->filename], "a.c");
+		CHECK(p->period == 1000 && p->n_comment == 1);
+		CHECK_STR(p->string_table[0], "");
+		perftools__profiles__profile__free_unpacked(p, NULL);
+	}
+	/* and foldkit's own reader sees the same stacks */
+	{
+		struct pprof_profile *pr = pprof_profile_parse(buf, len, "mem", 0, &err);
+		struct fold_table *t = fold_table_new();
+		struct pprof_collapse_opts o = PPROF_COLLAPSE_OPTS_INIT;
+		const char *keys[] = { "tid", "bytes" };
+		struct fold_entry **e;
+		size_t n;
+
+		CHECK(pr != NULL);
+		o.tagroot = keys;
+		o.ntagroot = 2;
+		o.lines = true;
+		CHECK(pr && pprof_collapse(pr, &o, t, NULL, &err) == 0);
+		e = fold_table_sorted(t, &n);
+		CHECK(n == 2);
+		if (n == 2) {
+			CHECK_STR(e[0]->stack, "tid=42;bytes=64 bytes;outer:a.c:20;outer:a.c:20;inner:a.c:7");
+			CHECK_STR(e[1]->stack, "tid=42;outer:a.c:20;outer:a.c:20;inner:a.c:7");
+		}
+		g_free(e);
+		fold_table_free(t);
+		pprof_profile_free(pr);
+	}
+	free(buf);
+	pprof_free(b);
+}
+
+/* A profile over the size limit is refused, compressed or not. */
+static void test_pprof_limits(void)
+{
+	size_t big = 3u << 20;
+	unsigned char *zeros = g_malloc0(big), *gz = g_malloc(big);
+	uLongf gzlen = big;
+	z_stream z = { 0 };
+	GError *err = NULL;
+
+	deflateInit2(&z, 9, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY);
+	z.next_in = zeros;
+	z.avail_in = (uInt)big;
+	z.next_out = gz;
+	z.avail_out = (uInt)gzlen;
+	CHECK(deflate(&z, Z_FINISH) == Z_STREAM_END);
+	gzlen = z.total_out;
+	deflateEnd(&z);
+	CHECK(!pprof_profile_parse(gz, gzlen, "bomb", 1 << 20, &err));
+	CHECK(err && strstr(err->message, "bomb: larger than 1 MiB once decompressed"));
+	g_clear_error(&err);
+	CHECK(!pprof_profile_parse(zeros, big, "raw", 1 << 20, &err));
+	CHECK(err && strstr(err->message, "raw: larger than 1 MiB"));
+	g_clear_error(&err);
+	g_free(zeros);
+	g_free(gz);
+}
+
 int main(void)
 {
 	test_intern();
 	test_json();
 	test_framepath();
 	test_speedscope();
+	test_pprof();
+	test_pprof_limits();
 	return CHECK_DONE();
 }
