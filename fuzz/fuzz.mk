@@ -24,14 +24,19 @@ FUZZ_CFLAGS  := -std=gnu11 -O1 -g -fno-omit-frame-pointer \
 FUZZ_TARGETS := $(patsubst fuzz/%.c,%,$(sort $(wildcard fuzz/*.c)))
 FUZZ_ONLY    ?= $(FUZZ_TARGETS)
 FUZZ_BINS    := $(FUZZ_TARGETS:%=$(FUZZ_DIR)/%)
-FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_DIR)/obj/%.o)
+FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_DIR)/obj/%.o) $(GEN_SRC:build/%.c=$(FUZZ_DIR)/obj/%.o)
 SECONDS      ?= 60
 
 fuzz: $(FUZZ_BINS)
 
 # (every target is .SECONDARY: see the Makefile; a list here would narrow it)
 
-$(FUZZ_DIR)/obj/lib/%.o: lib/%.c $(wildcard lib/*/*.h)
+$(FUZZ_DIR)/obj/lib/%.o: lib/%.c $(wildcard lib/*/*.h) build/gen/profile.pb-c.h
+	@mkdir -p $(@D)
+	$(Q_CC)$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+# protobuf-c's code for profile.proto (see the Makefile), instrumented too
+$(FUZZ_DIR)/obj/gen/%.o: build/gen/%.c build/gen/%.h
 	@mkdir -p $(@D)
 	$(Q_CC)$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
