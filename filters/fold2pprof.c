@@ -3,14 +3,12 @@
  * (profile.proto).  See docs/fold2pprof.1.
  */
 #include "core/foldtable.h"
+#include "core/outfile.h"
 #include "export/pprof.h"
 #include "tool.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 static struct opts {
@@ -40,37 +38,22 @@ static const char description[] =
 	"Exit status: 0 success, 1 bad or unreadable input or a write error,\n"
 	"2 usage error.  See fold2pprof(1).";
 
-/* Writes through a temporary file renamed into place: never half a file. */
+/* Writes -o FILE whole or not at all (see core/outfile.h). */
 static int write_file(struct pprof_builder *b, const char *path)
 {
-	mode_t mask = umask(0);
-	char *tmp = g_strdup_printf("%s.XXXXXX", path);
-	int fd;
-
-	umask(mask);
-	fd = g_mkstemp_full(tmp, O_WRONLY, 0666 & ~mask);
-	FILE *f;
 	GError *err = NULL;
-	int rc = -1;
+	struct fk_outfile *f = fk_outfile_open(path, &err);
+	int rc;
 
-	f = fd >= 0 ? fdopen(fd, "wb") : NULL;
 	if (!f) {
-		tool_warn("%s: cannot create: %s", path, g_strerror(errno));
-		if (fd >= 0)
-			close(fd);
-	} else if (pprof_write(b, f, path, &err) < 0) {
 		tool_warn_error(err);
-		fclose(f);
-	} else if (fclose(f) != 0) {
-		tool_warn("%s: write error: %s", path, g_strerror(errno));
-	} else if (rename(tmp, path) != 0) {
-		tool_warn("%s: cannot rename into place: %s", path, g_strerror(errno));
-	} else {
-		rc = 0;
+		return -1;
 	}
-	if (rc < 0 && fd >= 0)
-		unlink(tmp);
-	g_free(tmp);
+	rc = pprof_write(b, fk_outfile_stream(f), path, &err);
+	if (fk_outfile_close(f, rc == 0, rc == 0 ? &err : NULL) < 0)
+		rc = -1;
+	if (err)
+		tool_warn_error(err);
 	return rc;
 }
 
@@ -105,7 +88,7 @@ int main(int argc, char **argv)
 	b = pprof_new(type, unit);
 	e = fold_table_sorted(t, &n);
 	for (size_t i = 0; i < n; i++)
-		if (pprof_add_folded(b, e[i]->stack, e[i]->len, e[i]->count[0], &err) < 0) {
+		if (pprof_add_folded(b, e[i]->stack, e[i]->len, e[i]->count[0], true, &err) < 0) {
 			tool_warn("stack '%.*s': %s", (int)MIN(e[i]->len, 200), e[i]->stack, err->message);
 			g_clear_error(&err);
 			status = FK_EXIT_FAILURE;

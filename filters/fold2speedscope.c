@@ -45,14 +45,15 @@ static int cmp_str(const void *a, const void *b)
 	return c ? c : (x->len > y->len) - (x->len < y->len);
 }
 
-/* One profile per root frame, sorted by name; the heaviest opens first. */
+/* One profile per root frame, sorted by name (speedscope opens the
+ * heaviest first). */
 static void add_split(struct ss_doc *d, struct fold_entry **e, size_t n,
 		      enum ss_unit unit)
 {
 	struct fk_intern *roots = fk_intern_new();
 	struct fk_str *sorted;
 	struct ss_profile **byid;
-	size_t nroots, best = 0;
+	size_t nroots;
 
 	for (size_t i = 0; i < n; i++) {
 		const char *semi = memchr(e[i]->stack, ';', e[i]->len);
@@ -80,10 +81,6 @@ static void add_split(struct ss_doc *d, struct fold_entry **e, size_t n,
 		else
 			ss_profile_add_folded(p, s, 0, e[i]->count[0], true);
 	}
-	for (size_t i = 1; i < nroots; i++)
-		if (ss_profile_total(ss_doc_profile(d, i)) > ss_profile_total(ss_doc_profile(d, best)))
-			best = i;
-	ss_doc_set_active(d, best);
 	g_free(byid);
 	g_free(sorted);
 	fk_intern_free(roots);

@@ -52,6 +52,8 @@ struct frame {
 struct ss_profile {
 	struct ss_doc *doc;
 	char *name;
+	uint64_t order;
+	size_t index;		/* creation order */
 	enum ss_unit unit;
 	VEC(uint32_t) stacks;	/* the node of each sample */
 	VEC(fk_count) weights;	/* the weight of each sample */
@@ -66,7 +68,7 @@ struct ss_doc {
 	struct fk_idmap *node_keys;	/* (parent, frame) -> i, for ss_profile_add() */
 	GArray *node_of_key;		/* uint32_t: node of key i */
 	GPtrArray *profiles;
-	size_t active;
+	struct ss_profile *active;
 	GString *key;
 	struct frame_path fp;		/* folded stacks' frames (add_folded) */
 	bool fp_stable;			/* the frames fp interned are stable */
@@ -138,6 +140,7 @@ struct ss_profile *ss_profile_new(struct ss_doc *d, const char *name,
 	p->doc = d;
 	p->name = g_strdup(name);
 	p->unit = unit;
+	p->index = d->profiles->len;
 	g_ptr_array_add(d->profiles, p);
 	return p;
 }
@@ -217,7 +220,7 @@ static uint32_t node_find(struct ss_doc *d, uint32_t parent, uint32_t frame)
 	return g_array_index(d->node_of_key, uint32_t, i);
 }
 
-void ss_profile_add_stack(struct ss_profile *p, uint32_t stack, fk_count weight)
+size_t ss_profile_add_stack(struct ss_profile *p, uint32_t stack, fk_count weight)
 {
 	size_t n = p->stacks.n;
 
@@ -225,10 +228,28 @@ void ss_profile_add_stack(struct ss_profile *p, uint32_t stack, fk_count weight)
 	p->doc->last_stack = stack;
 	if (n && p->stacks.v[n - 1] == stack) {
 		p->weights.v[n - 1] += weight;
-		return;
+		return n - 1;
 	}
 	VEC_PUSH(p->stacks, stack);
 	VEC_PUSH(p->weights, weight);
+	return n;
+}
+
+void ss_profile_add_weight(struct ss_profile *p, size_t i, fk_count weight)
+{
+	p->weights.v[i] += weight;
+	p->total += weight;
+}
+
+void ss_profile_set_name(struct ss_profile *p, const char *name)
+{
+	g_free(p->name);
+	p->name = g_strdup(name);
+}
+
+void ss_profile_set_order(struct ss_profile *p, uint64_t key)
+{
+	p->order = key;
 }
 
 uint32_t ss_doc_last_stack(const struct ss_doc *d)
@@ -236,14 +257,19 @@ uint32_t ss_doc_last_stack(const struct ss_doc *d)
 	return d->last_stack;
 }
 
-void ss_profile_add(struct ss_profile *p, const uint32_t *frames, size_t n,
-		    fk_count weight)
+uint32_t ss_doc_stack(struct ss_doc *d, const uint32_t *frames, size_t n)
 {
 	uint32_t node = ROOT;
 
 	for (size_t i = 0; i < n; i++)
-		node = node_find(p->doc, node, frames[i]);
-	ss_profile_add_stack(p, node, weight);
+		node = node_find(d, node, frames[i]);
+	return node;
+}
+
+void ss_profile_add(struct ss_profile *p, const uint32_t *frames, size_t n,
+		    fk_count weight)
+{
+	ss_profile_add_stack(p, ss_doc_stack(p->doc, frames, n), weight);
 }
 
 /* frame_path's callback: the node of frame name under node prev */
@@ -254,16 +280,21 @@ static uint32_t folded_node(void *ctx, uint32_t prev, const char *name, size_t l
 	return node_new(d, prev, frame_id(d, name, len, NULL, 0, 0, d->fp_stable));
 }
 
-void ss_profile_add_folded(struct ss_profile *p, const char *stack, size_t len,
-			   fk_count weight, bool stable)
+uint32_t ss_doc_stack_folded(struct ss_doc *d, const char *stack, size_t len,
+			     bool stable)
 {
-	struct ss_doc *d = p->doc;
 	const uint32_t *nodes;
 	size_t n;
 
 	d->fp_stable = stable;
 	nodes = frame_path_ids(&d->fp, stack, len, stable, folded_node, d, &n);
-	ss_profile_add_stack(p, n ? nodes[n - 1] : ROOT, weight);
+	return n ? nodes[n - 1] : ROOT;
+}
+
+void ss_profile_add_folded(struct ss_profile *p, const char *stack, size_t len,
+			   fk_count weight, bool stable)
+{
+	ss_profile_add_stack(p, ss_doc_stack_folded(p->doc, stack, len, stable), weight);
 }
 
 fk_count ss_profile_total(const struct ss_profile *p)
@@ -281,9 +312,9 @@ const char *ss_profile_name(const struct ss_profile *p)
 	return p->name;
 }
 
-void ss_doc_set_active(struct ss_doc *d, size_t index)
+void ss_doc_set_active(struct ss_doc *d, struct ss_profile *p)
 {
-	d->active = index;
+	d->active = p;
 }
 
 size_t ss_doc_profiles(const struct ss_doc *d)
@@ -437,15 +468,43 @@ static void write_profile(struct ss_doc *d, struct ss_profile *p, struct out *o)
 	put(o, "\",\"startValue\":0,\"endValue\":");
 	put_count(d, o, p->total);
 	put(o, ",\n\"samples\":[");
-	for (size_t i = 0; i < p->stacks.n; i++)
-		write_stack(d, o, p->stacks.v[i], i == 0);
+	for (size_t i = 0, k = 0; i < p->stacks.n; i++)
+		if (p->weights.v[i])
+			write_stack(d, o, p->stacks.v[i], k++ == 0);
 	put(o, "],\n\"weights\":[");
-	for (size_t i = 0; i < p->weights.n; i++) {
-		if (i)
+	for (size_t i = 0, k = 0; i < p->weights.n; i++) {
+		if (!p->weights.v[i])
+			continue;
+		if (k++)
 			put(o, ",");
 		put_count(d, o, p->weights.v[i]);
 	}
 	put(o, "]}");
+}
+
+/* The position of the profile speedscope opens first, once sorted. */
+static uint32_t active_index(const struct ss_doc *d)
+{
+	uint32_t best = 0;
+
+	for (guint i = 0; i < d->profiles->len; i++) {
+		const struct ss_profile *p = d->profiles->pdata[i];
+
+		if (d->active ? p == d->active
+			      : p->total > ((struct ss_profile *)d->profiles->pdata[best])->total)
+			best = i;
+	}
+	return best;
+}
+
+static int by_order(const void *a, const void *b)
+{
+	const struct ss_profile *x = *(struct ss_profile *const *)a;
+	const struct ss_profile *y = *(struct ss_profile *const *)b;
+
+	if (x->order != y->order)
+		return x->order < y->order ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
 }
 
 int ss_doc_write(struct ss_doc *d, FILE *out, const char *name, GError **err)
@@ -454,12 +513,13 @@ int ss_doc_write(struct ss_doc *d, FILE *out, const char *name, GError **err)
 	char *p;
 
 	d->replaced = d->inexact = 0;
+	g_ptr_array_sort(d->profiles, by_order);
 	put(&o, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n"
 		"\"exporter\":\"foldkit\",\n\"name\":");
 	put_string(d, &o, d->name, strlen(d->name));
 	put(&o, ",\n\"activeProfileIndex\":");
 	p = reserve(&o, 12);
-	commit(&o, put_u32(p, (uint32_t)(d->active < d->profiles->len ? d->active : 0)));
+	commit(&o, put_u32(p, active_index(d)));
 	put(&o, ",\n");
 	write_frames(d, &o);
 	put(&o, "\"profiles\":[");

@@ -90,6 +90,15 @@ void ss_profile_add(struct ss_profile *p, const uint32_t *frames, size_t n,
 		    fk_count weight);
 
 /*
+ * The stack handle of frames[0..n) (root first), or of folded frames
+ * "root;...;leaf" (see ss_profile_add_folded() for stable), for
+ * ss_profile_add_stack(); handles stay valid until ss_doc_free().
+ */
+uint32_t ss_doc_stack(struct ss_doc *d, const uint32_t *frames, size_t n);
+uint32_t ss_doc_stack_folded(struct ss_doc *d, const char *stack, size_t len,
+			     bool stable);
+
+/*
  * Appends a sample given as folded frames "root;...;leaf" (len may be 0).
  * stable: the bytes stay valid and unchanged until ss_doc_free() (a
  * mapped file, a fold_table's entry), so frame names are not copied.
@@ -99,21 +108,38 @@ void ss_profile_add_folded(struct ss_profile *p, const char *stack, size_t len,
 			   fk_count weight, bool stable);
 
 /*
- * Appends a sample with the stack of an earlier one: cheaper when the
- * caller knows the stack repeats.  ss_doc_last_stack() is the stack
- * handle of the last sample appended to any profile of d.
+ * Appends a sample with a stack handle (ss_doc_stack(), or
+ * ss_doc_last_stack(): the stack of the last sample appended to any
+ * profile of d).  Returns the sample's index, for
+ * ss_profile_add_weight(): the index of the sample before when the two
+ * merge.
  */
 uint32_t ss_doc_last_stack(const struct ss_doc *d);
-void ss_profile_add_stack(struct ss_profile *p, uint32_t stack, fk_count weight);
+size_t ss_profile_add_stack(struct ss_profile *p, uint32_t stack, fk_count weight);
+
+/*
+ * Adds weight to sample i, for a weight known only later (an off-CPU
+ * wait, weighted when it ends, placed when it began).  Samples whose
+ * weight stays 0 are not written (speedscope drops them too).
+ */
+void ss_profile_add_weight(struct ss_profile *p, size_t i, fk_count weight);
+
+/* Renames the profile (a thread that renamed itself); name is copied. */
+void ss_profile_set_name(struct ss_profile *p, const char *name);
+
+/* Profiles are written by this key, lowest first, then in creation order. */
+void ss_profile_set_order(struct ss_profile *p, uint64_t key);
 
 /* The profile's sum of weights. */
 fk_count ss_profile_total(const struct ss_profile *p);
 
-/* The number of samples as they will be written (after merging). */
+/* The number of samples as they are kept (after merging; weights of 0
+ * included). */
 size_t ss_profile_samples(const struct ss_profile *p);
 
-/* Which profile speedscope opens first (default 0). */
-void ss_doc_set_active(struct ss_doc *d, size_t index);
+/* Which profile speedscope opens first; NULL (the default): the heaviest,
+ * the first written of equals. */
+void ss_doc_set_active(struct ss_doc *d, struct ss_profile *p);
 
 size_t ss_doc_profiles(const struct ss_doc *d);
 struct ss_profile *ss_doc_profile(const struct ss_doc *d, size_t i);

@@ -9,6 +9,7 @@
 #include "collapse/pprofread.h"
 #include "core/intern.h"
 #include "core/jsonesc.h"
+#include "core/outfile.h"
 #include "export/framepath.h"
 #include "export/pprof.h"
 #include "export/speedscope.h"
@@ -16,6 +17,7 @@
 
 #include <glib.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <zlib.h>
 
 static void test_intern(void)
@@ -196,6 +198,37 @@ static void test_speedscope(void)
 	free(json);
 	ss_doc_free(d);
 
+	/* weights known later, zero weights left out, renaming, ordering,
+	 * the active profile */
+	d = ss_doc_new("later");
+	a = ss_profile_new(d, "t 1/2", SS_UNIT_MICROSECONDS);
+	b = ss_profile_new(d, "t 1/1", SS_UNIT_MICROSECONDS);
+	ss_profile_set_order(a, 2);
+	ss_profile_set_order(b, 1);
+	{
+		uint32_t st = ss_doc_stack_folded(d, "main;wait", 9, false);
+		size_t i = ss_profile_add_stack(a, st, 0);
+
+		CHECK(ss_profile_add_stack(a, ss_doc_stack_folded(d, "main", 4, false), 0) == 1);
+		CHECK(ss_profile_add_stack(a, st, 0) == 2);
+		ss_profile_add_weight(a, i, fk_count_from_u64(7));
+		ss_profile_add_weight(a, 2, FK_COUNT_ONE / 4);
+		CHECK(ss_profile_total(a) == fk_count_from_u64(7) + FK_COUNT_ONE / 4);
+		ss_profile_add_stack(b, st, fk_count_from_u64(1));
+	}
+	ss_profile_set_name(a, "renamed 1/2");
+	json = write_doc(d);
+	/* b (order 1) is written first; a, the heaviest, is active */
+	CHECK(strstr(json, "\"activeProfileIndex\":1,"));
+	CHECK(strstr(json, "\"name\":\"t 1/1\"") < strstr(json, "\"name\":\"renamed 1/2\""));
+	CHECK(strstr(json, "\"samples\":[\n[0,1],\n[0,1]],\n\"weights\":[7,0.25]"));
+	ss_doc_set_active(d, b);
+	free(json);
+	json = write_doc(d);
+	CHECK(strstr(json, "\"activeProfileIndex\":0,"));
+	free(json);
+	ss_doc_free(d);
+
 	/* an empty document is still a valid file */
 	d = ss_doc_new("\xff");
 	json = write_doc(d);
@@ -209,6 +242,48 @@ static void test_speedscope(void)
 		CHECK(!ss_unit_parse("ns", &u));
 		CHECK_STR(ss_unit_name(SS_UNIT_MILLISECONDS), "milliseconds");
 	}
+}
+
+/* A file is replaced whole or not at all; devices are written in place. */
+static void test_outfile(void)
+{
+	char *dir = g_dir_make_tmp("foldkit-outfile-XXXXXX", NULL);
+	char *path = g_build_filename(dir, "out", NULL), *text = NULL;
+	struct fk_outfile *f;
+	GError *err = NULL;
+	GDir *gd;
+	int n = 0;
+
+	g_file_set_contents(path, "old", 3, NULL);
+	f = fk_outfile_open(path, &err);
+	CHECK(f != NULL);
+	fputs("half", fk_outfile_stream(f));
+	CHECK(fk_outfile_close(f, false, NULL) == -1);	/* not complete */
+	g_file_get_contents(path, &text, NULL, NULL);
+	CHECK_STR(text, "old");
+	g_free(text);
+	f = fk_outfile_open(path, &err);
+	fputs("new", fk_outfile_stream(f));
+	CHECK(fk_outfile_close(f, true, &err) == 0);
+	g_file_get_contents(path, &text, NULL, NULL);
+	CHECK_STR(text, "new");
+	g_free(text);
+	gd = g_dir_open(dir, 0, NULL);
+	while (g_dir_read_name(gd))
+		n++;
+	g_dir_close(gd);
+	CHECK(n == 1);		/* no temporary file left */
+	f = fk_outfile_open("/dev/full", &err);
+	CHECK(f != NULL);
+	fputs("x", fk_outfile_stream(f));
+	CHECK(fk_outfile_close(f, true, &err) == -1 && err && strstr(err->message, "/dev/full: write error"));
+	g_clear_error(&err);
+	CHECK(!fk_outfile_open("/no/such/dir/x", &err) && err);
+	g_clear_error(&err);
+	unlink(path);
+	rmdir(dir);
+	g_free(path);
+	g_free(dir);
 }
 
 /* Unpacks a gzip-compressed profile with protobuf-c itself. */
@@ -350,6 +425,7 @@ int main(void)
 	test_json();
 	test_framepath();
 	test_speedscope();
+	test_outfile();
 	test_pprof();
 	test_pprof_limits();
 	return CHECK_DONE();
