@@ -111,7 +111,7 @@ static void pprof_round_trip(struct fold_table *t)
 			pprof_free(b);
 			return;
 		}
-		FUZZ_CHECK(pprof_add_folded(b, e[i]->stack, e[i]->len, e[i]->count[0], &err) == 0,
+		FUZZ_CHECK(pprof_add_folded(b, e[i]->stack, e[i]->len, e[i]->count[0], true, &err) == 0,
 			   "pprof_add_folded: %s", err->message);
 	}
 	g_free(e);

@@ -42,7 +42,7 @@ struct pprof_builder {
 	GArray *frame_loc;		/* uint32_t location id, by frame id */
 	struct fk_intern *frame_names;
 	GHashTable *root_labels;	/* location id -> GArray of int64_t[4] */
-	GArray *locs;			/* uint64_t, a sample's, leaf first */
+	bool stable;			/* frame names outlive the builder */
 };
 
 static int64_t string_id(struct pprof_builder *b, const char *s, size_t len)
@@ -88,7 +88,6 @@ struct pprof_builder *pprof_new(const char *type, const char *unit)
 	b->frame_loc = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	b->frame_names = fk_intern_new();
 	b->root_labels = g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)g_array_unref);
-	b->locs = g_array_new(FALSE, FALSE, sizeof(uint64_t));
 	fk_intern_id(b->strings, "", 1, NULL);		/* string 0 */
 	b->type[0] = cstring_id(b, type);
 	b->type[1] = cstring_id(b, unit);
@@ -115,7 +114,6 @@ void pprof_free(struct pprof_builder *b)
 	g_array_free(b->frame_loc, TRUE);
 	fk_intern_free(b->frame_names);
 	g_hash_table_destroy(b->root_labels);
-	g_array_free(b->locs, TRUE);
 	g_free(b);
 }
 
@@ -298,6 +296,8 @@ static uint32_t folded_location(void *ctx, uint32_t prev, const char *name, size
 {
 	struct pprof_builder *b = ctx;
 	bool added;
+	/* names are copied even from a stable stack: looked up over and
+	 * over, they are better packed together than spread over the input */
 	uint32_t f = fk_intern_id(b->frame_names, name, len, &added);
 
 	if (added) {
@@ -314,24 +314,30 @@ static uint32_t folded_location(void *ctx, uint32_t prev, const char *name, size
 }
 
 int pprof_add_folded(struct pprof_builder *b, const char *stack, size_t len,
-		     fk_count value, GError **err)
+		     fk_count value, bool stable, GError **err)
 {
 	const uint32_t *ids;
-	size_t n;
+	size_t n, at = b->slocs->len;
 	GArray *labels;
+	struct sample smp;
+	uint64_t *locs;
 
 	if (check_value(value, err) < 0)
 		return -1;
-	ids = frame_path_ids(&b->fp, stack, len, false, folded_location, b, &n);
-	g_array_set_size(b->locs, n);
-	for (size_t i = 0; i < n; i++)
-		g_array_index(b->locs, uint64_t, i) = ids[n - 1 - i];
+	b->stable = stable;
+	ids = frame_path_ids(&b->fp, stack, len, stable, folded_location, b, &n);
 	labels = n ? g_hash_table_lookup(b->root_labels, GUINT_TO_POINTER(ids[0])) : NULL;
 	/* a sample of its own: pprof adds samples with the same stack, so
 	 * merging them here would change nothing but the time it takes */
-	new_sample(b, (const uint64_t *)(void *)b->locs->data, n,
-		   labels ? (const int64_t *)(void *)labels->data : NULL,
-		   labels ? labels->len : 0, value);
+	g_array_set_size(b->slocs, at + n);
+	locs = &g_array_index(b->slocs, uint64_t, at);
+	for (size_t i = 0; i < n; i++)		/* leaf first */
+		locs[i] = ids[n - 1 - i];
+	smp = (struct sample){ at, n, b->slabels->len, labels ? labels->len : 0 };
+	g_array_append_val(b->samples, smp);
+	if (labels)
+		g_array_append_vals(b->slabels, labels->data, labels->len * 4);
+	g_array_append_val(b->values, value);
 	return 0;
 }
 

@@ -4,7 +4,7 @@
  * Pyroscope and OpenTelemetry read them.
  *
  *	struct pprof_builder *b = pprof_new("cpu", "nanoseconds");
- *	if (pprof_add_folded(b, "app-12/12;main;work", 19, fk_count_from_u64(250), &err) < 0)
+ *	if (pprof_add_folded(b, "app-12/12;main;work", 19, fk_count_from_u64(250), false, &err) < 0)
  *		...                               // not a whole number, too big
  *	if (pprof_write(b, out, "cpu.pb.gz", &err) < 0)
  *		...
@@ -102,10 +102,13 @@ int pprof_add(struct pprof_builder *b, const uint64_t *locations, size_t n,
  * fp-collapse --tid's thread frame, "NAME-PID/TID" with PID and TID
  * numbers (or PID "?"), also gives the sample the labels comm (NAME),
  * pid and tid (not a pid or tid 0, see struct pprof_label); the frame
- * stays in the stack.
+ * stays in the stack.  stable: the stack's bytes stay valid and unchanged
+ * until pprof_free() (a mapped file, a fold_table's entry), so names are
+ * not copied.  Each call makes a sample of its own (pprof adds up samples
+ * with the same stack).
  */
 int pprof_add_folded(struct pprof_builder *b, const char *stack, size_t len,
-		     fk_count value, GError **err);
+		     fk_count value, bool stable, GError **err);
 
 /* The number of distinct samples so far. */
 size_t pprof_samples(const struct pprof_builder *b);
