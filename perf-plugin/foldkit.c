@@ -8,6 +8,7 @@
 #include "collapse/collapse.h"
 #include "collapse/inline.h"
 #include "core/textesc.h"
+#include "exports.h"
 #include "frames.h"
 #include "offcpu.h"
 #include "options.h"
@@ -35,6 +36,7 @@ struct state {
 	struct profiles *profiles;
 	struct offcpu *off;
 	struct inline_resolver *inliner;
+	struct exports *ex;	/* speedscope=, pprof= (or NULL) */
 	GString *key;
 	char *kept;		/* the event being folded */
 	GHashTable *dropped;	/* other event name -> samples */
@@ -73,6 +75,7 @@ static void free_state(struct state *st)
 {
 	if (!st)
 		return;
+	exports_free(st->ex);
 	frame_cache_free(st->frames);
 	profiles_free(st->profiles);
 	inline_resolver_free(st->inliner);
@@ -132,6 +135,14 @@ int start(void **data, void *ctx)
 	}
 	st->frames = frame_cache_new(&perf_dlfilter_fns, st->o.max_stack);
 	st->profiles = profiles_new(&st->co, st->o.split != NULL);
+	st->ex = exports_new(&(struct export_opts){
+		.speedscope = st->o.speedscope, .speedscope_split = st->o.speedscope_split,
+		.split = st->o.split, .pprof = st->o.pprof, .pid = st->o.pid, .tid = st->o.tid,
+		.context = st->o.context, .offcpu = st->o.offcpu, .names = &st->co.names,
+		.inliner = st->inliner, .frames = st->frames,
+	});
+	if (st->ex && st->off)
+		offcpu_on_credit(st->off, exports_credit, st->ex);
 	return 0;
 }
 
@@ -241,6 +252,9 @@ static void on_switch(struct state *st, const struct perf_dlfilter_sample *ds,
 	collapser_stack_key(pr->c, &s, st->key);
 	offcpu_switch_out(st->off, sw.prev_pid, ds->time, collapser_table(pr->c),
 			  st->key->str, st->key->len, &pr->samples);
+	if (st->ex)	/* weighed when the wait is counted */
+		exports_sample(st->ex, ds, attr, comm, st->key->str, st->key->len,
+			       s.frames, s.nframes, 0);
 }
 
 int filter_event(void *data, const struct perf_dlfilter_sample *ds, void *ctx)
@@ -273,7 +287,18 @@ int filter_event(void *data, const struct perf_dlfilter_sample *ds, void *ctx)
 		return 1;
 	}
 	fill_sample(st, &s, ds, ctx, attr, comm);
-	collapser_add(pr->c, &s);
+	if (st->ex) {
+		/* as collapser_add() folds it (the event is already chosen),
+		 * keeping the key for the other outputs */
+		fk_count n = fk_count_from_u64(s.has_period ? s.period : 1);
+
+		collapser_stack_key(pr->c, &s, st->key);
+		fold_table_add(collapser_table(pr->c), st->key->str, st->key->len, n);
+		exports_sample(st->ex, ds, attr, comm, st->key->str, st->key->len,
+			       s.frames, s.nframes, n);
+	} else {
+		collapser_add(pr->c, &s);
+	}
 	pr->samples++;
 	return 1;
 }
@@ -371,6 +396,22 @@ static int write_output(struct state *st, uint64_t *dropped)
 	return rc == 0 ? 0 : -1;
 }
 
+static int write_exports(struct state *st)
+{
+	GError *err = NULL;
+	size_t nfiles;
+
+	if (exports_write(st->ex, &nfiles, &err) < 0) {
+		warn("%s", err->message);
+		g_error_free(err);
+		return -1;
+	}
+	if (nfiles)
+		warn("wrote %zu speedscope file%s to %s", nfiles, nfiles == 1 ? "" : "s",
+		     st->o.split);
+	return 0;
+}
+
 /*
  * perf ignores what stop() returns and would exit 0 after a failed write:
  * the profile is lost, so say so with the exit status.
@@ -405,6 +446,8 @@ int stop(void *data, void *ctx)
 			     tail, tail == 1 ? " was" : "s were", (double)tail_ns / 1e9);
 	}
 	rc = write_output(st, &dropped);
+	if (st->ex && write_exports(st) < 0)
+		rc = -1;
 	report_dropped(st);
 	if (st->off) {
 		offcpu_stats(st->off, &counted, &short_waits, &unseen);

@@ -27,6 +27,7 @@ struct frame_cache {
 	GStringChunk *names;	/* DSO names and thread names, interned */
 	GHashTable *threads;	/* tid -> struct thread_rec */
 	GHashTable *gens;	/* pid -> generation + 1 */
+	GHashTable *build_ids;	/* interned DSO name -> hex build id */
 	uint64_t space;		/* the current sample's user space */
 	GArray *frames;		/* struct perf_frame, the current chain */
 	GString *scratch;
@@ -48,6 +49,7 @@ struct frame_cache *frame_cache_new(const struct perf_dlfilter_fns *fns,
 	fc->names = g_string_chunk_new(1 << 12);
 	fc->threads = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
 	fc->gens = g_hash_table_new(g_direct_hash, g_direct_equal);
+	fc->build_ids = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
 	fc->scratch = g_string_sized_new(256);
 	fc->frames = g_array_sized_new(FALSE, FALSE, sizeof(struct perf_frame), 128);
 	return fc;
@@ -62,6 +64,7 @@ void frame_cache_free(struct frame_cache *fc)
 	g_string_chunk_free(fc->names);
 	g_hash_table_destroy(fc->threads);
 	g_hash_table_destroy(fc->gens);
+	g_hash_table_destroy(fc->build_ids);
 	g_array_free(fc->frames, TRUE);
 	g_string_free(fc->scratch, TRUE);
 	g_free(fc);
@@ -150,6 +153,25 @@ static void unknown_frame(struct frame_cache *fc, uint64_t ip, struct perf_frame
 	f->dso = str_of(UNKNOWN);
 }
 
+/* Remembers the build id perf gave for a DSO (for the pprof output). */
+static void note_build_id(struct frame_cache *fc, const char *dso,
+			  const struct perf_dlfilter_al *al)
+{
+	GString *hex;
+
+	if (!al->buildid || !al->buildid_size || g_hash_table_contains(fc->build_ids, dso))
+		return;
+	hex = g_string_sized_new(2 * al->buildid_size);
+	for (uint32_t i = 0; i < al->buildid_size; i++)
+		g_string_append_printf(hex, "%02x", al->buildid[i]);
+	g_hash_table_insert(fc->build_ids, (gpointer)dso, g_string_free(hex, FALSE));
+}
+
+const char *frame_cache_build_id(const struct frame_cache *fc, const char *dso)
+{
+	return g_hash_table_lookup(fc->build_ids, dso);
+}
+
 /*
  * Fills f from a resolved location the way perf script's callchain
  * printer does: "%16lx" of the DSO-relative address for user space (the
@@ -171,6 +193,7 @@ static void frame_from_al(struct frame_cache *fc, uint64_t ip,
 		f->dso = str_of(g_string_chunk_insert_const(fc->names, al->dso));
 	else
 		f->dso = str_of(UNKNOWN);
+	note_build_id(fc, f->dso.s, al);
 }
 
 static const struct perf_frame *resolve(struct frame_cache *fc, void *ctx,
@@ -267,8 +290,10 @@ size_t frame_cache_ip(struct frame_cache *fc,
 			g_string_printf(fc->scratch, "%s+0x%x", al->sym, al->symoff);
 			f.sym = str_of(g_string_chunk_insert_const(fc->names, fc->scratch->str));
 		}
-		if (al->dso)
+		if (al->dso) {
 			f.dso = str_of(g_string_chunk_insert_const(fc->names, al->dso));
+			note_build_id(fc, f.dso.s, al);
+		}
 	}
 	g_array_set_size(fc->frames, 0);
 	g_array_append_val(fc->frames, f);

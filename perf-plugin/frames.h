@@ -62,6 +62,12 @@ size_t frame_cache_chain(struct frame_cache *fc,
 			 const struct perf_frame **frames);
 
 /*
+ * The build id of a DSO, as lowercase hex, or NULL when perf gave none;
+ * dso is a frame's dso.s (an interned pointer) from this cache.
+ */
+const char *frame_cache_build_id(const struct frame_cache *fc, const char *dso);
+
+/*
  * The one frame perf script prints for a sample without a callchain: the
  * sample's own address, resolved by resolve_ip().
  */

@@ -16,6 +16,7 @@
 #define STATE_MASK 0xff			/* above: the preemption mark "+" */
 
 struct pending {
+	int tid;
 	uint64_t since;
 	struct fold_table *table;
 	char *key;
@@ -32,6 +33,8 @@ struct offcpu {
 	uint64_t last_time;
 	GHashTable *cpu_time;	/* cpu -> time of its last sched_switch */
 	uint64_t counted, short_waits, unseen;
+	offcpu_credit_fn on_credit;
+	void *on_credit_data;
 };
 
 static void pending_free(gpointer p)
@@ -211,6 +214,14 @@ static void credit(struct offcpu *o, struct pending *w, uint64_t until)
 		       (fk_count)ns * (FK_COUNT_ONE / 1000));
 	(*w->counter)++;
 	o->counted++;
+	if (o->on_credit)
+		o->on_credit(o->on_credit_data, w->tid, w->since, ns);
+}
+
+void offcpu_on_credit(struct offcpu *o, offcpu_credit_fn fn, void *data)
+{
+	o->on_credit = fn;
+	o->on_credit_data = data;
 }
 
 void offcpu_switch_in(struct offcpu *o, int tid, uint64_t time)
@@ -247,6 +258,7 @@ void offcpu_switch_out(struct offcpu *o, int tid, uint64_t time,
 {
 	struct pending *w = g_new0(struct pending, 1);
 
+	w->tid = tid;
 	w->since = time;
 	w->table = t;
 	w->key = g_strndup(key, len);

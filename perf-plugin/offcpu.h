@@ -106,6 +106,14 @@ void offcpu_forget(struct offcpu *o, int tid);
 uint64_t offcpu_finish(struct offcpu *o, uint64_t *ns);
 
 /*
+ * Calls fn(data, tid, since, ns) for every wait counted, when it is
+ * counted: thread tid was off-CPU from since for ns nanoseconds (the
+ * speedscope and pprof outputs place and weigh it with this).
+ */
+typedef void (*offcpu_credit_fn)(void *data, int tid, uint64_t since, uint64_t ns);
+void offcpu_on_credit(struct offcpu *o, offcpu_credit_fn fn, void *data);
+
+/*
  * Waits counted, waits shorter than min_ns left out, and waits whose end
  * was taken from the CPU's previous switch.
  */

@@ -23,6 +23,11 @@ const char plugin_help[] =
 	"  event=NAME    fold only samples of event NAME (default: the first seen)\n"
 	"  split=DIR     one profile per process: DIR/<comm>-<pid>.folded + DIR/index.tsv\n"
 	"  output=FILE   write the folded stacks to FILE instead of standard output\n"
+	"  speedscope=FILE  also write a speedscope file: a profile per thread, samples\n"
+	"                in time order weighted by their periods (with split=DIR,\n"
+	"                'speedscope' alone or =FILE also writes one per process in DIR)\n"
+	"  pprof=FILE    also write a pprof profile (gzip): addresses, mappings with\n"
+	"                build ids, comm/pid/tid labels\n"
 	"  offcpu        sched:sched_switch recordings: weight stacks by off-CPU time (us)\n"
 	"  state=LIST    with offcpu, the states counted: S, D, R, all (default S,D)\n"
 	"  min=USEC      with offcpu, ignore waits shorter than USEC microseconds\n"
@@ -104,6 +109,12 @@ int plugin_parse_args(struct opts *o, int argc, char **argv, GError **err)
 		STR("split", split);
 		STR("output", output);
 		STR("format", format);
+		STR("speedscope", speedscope);
+		STR("pprof", pprof);
+		if (IS("speedscope") && !val) {
+			o->speedscope_split = true;
+			continue;
+		}
 		if (IS("help") && !val)
 			return 1;
 		if (IS("state") && val) {
@@ -147,6 +158,12 @@ int plugin_parse_args(struct opts *o, int argc, char **argv, GError **err)
 		usage(err, "context needs inline");
 		return -1;
 	}
+	if (o->speedscope_split && !o->split) {
+		usage(err, "speedscope without a file needs split=DIR (or use speedscope=FILE)");
+		return -1;
+	}
+	if (o->speedscope && o->split)
+		o->speedscope_split = true;
 	if (o->split && o->output) {
 		usage(err, "split= and output= cannot be combined");
 		return -1;

@@ -24,6 +24,8 @@
 struct opts {
 	bool pid, tid, kernel, jit, all, addrs, offcpu, inline_, context;
 	const char *event, *split, *output, *format;
+	const char *speedscope, *pprof;	/* FILE (see exports.h) */
+	bool speedscope_split;		/* bare speedscope: a file per process */
 	unsigned states;
 	uint64_t min_us;
 	unsigned max_stack;

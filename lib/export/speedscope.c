@@ -107,6 +107,12 @@ struct ss_doc *ss_doc_new(const char *name)
 	return d;
 }
 
+void ss_doc_set_name(struct ss_doc *d, const char *name)
+{
+	g_free(d->name);
+	d->name = g_strdup(name);
+}
+
 void ss_doc_free(struct ss_doc *d)
 {
 	if (!d)

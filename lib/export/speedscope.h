@@ -64,6 +64,9 @@ struct ss_profile;
 /* A document named name (the file's "name"); name is copied. */
 struct ss_doc *ss_doc_new(const char *name);
 
+/* Renames the document; name is copied. */
+void ss_doc_set_name(struct ss_doc *d, const char *name);
+
 /* Frees the document and its profiles. */
 void ss_doc_free(struct ss_doc *d);
 

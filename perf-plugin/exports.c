@@ -1,0 +1,493 @@
+#include "exports.h"
+
+#include "core/error.h"
+#include "core/intern.h"
+#include "core/outfile.h"
+#include "export/pprof.h"
+#include "export/speedscope.h"
+#include "profiles.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A speedscope document and the stack handles of the folded keys seen. */
+struct doc {
+	struct ss_doc *d;
+	struct fk_intern *keys;
+	GArray *stacks;		/* uint32_t stack handle, by key index */
+	int pid;		/* split: the process; its name is the main thread's */
+	char *comm;
+};
+
+struct thread {
+	int pid, tid;
+	char *comm;
+	struct ss_profile *prof[2];	/* in x->all, in its process's doc */
+	size_t pend[2];			/* off-CPU: the wait's sample */
+	bool pending;
+	GArray *plocs;			/* off-CPU: the wait's pprof locations */
+};
+
+struct exports {
+	struct export_opts o;
+	struct doc *all;		/* speedscope=FILE */
+	GHashTable *procs;		/* pid -> struct doc, speedscope split */
+	GHashTable *threads;		/* pid << 32 | tid -> struct thread */
+	GHashTable *by_tid;		/* tid -> its latest struct thread */
+	bool typed;			/* the units are known */
+	enum ss_unit unit;
+	struct pprof_builder *pp;
+	struct fk_intern *locs;		/* (dso, sym, address, java) -> index */
+	GArray *loc_ids;		/* uint64_t pprof location, by index */
+	GHashTable *maps;		/* dso (interned) -> pprof mapping id */
+	GArray *sample_locs;		/* uint64_t, the current sample's */
+	GArray *lines;			/* struct pprof_line */
+	GString *tmp, *names;
+};
+
+static struct doc *doc_new(const char *name, int pid, const char *comm)
+{
+	struct doc *d = g_new0(struct doc, 1);
+
+	d->d = ss_doc_new(name);
+	d->keys = fk_intern_new();
+	d->stacks = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	d->pid = pid;
+	d->comm = g_strdup(comm);
+	return d;
+}
+
+static void doc_free(gpointer p)
+{
+	struct doc *d = p;
+
+	if (!d)
+		return;
+	ss_doc_free(d->d);
+	fk_intern_free(d->keys);
+	g_array_free(d->stacks, TRUE);
+	g_free(d->comm);
+	g_free(d);
+}
+
+static void thread_free(gpointer p)
+{
+	struct thread *t = p;
+
+	g_free(t->comm);
+	if (t->plocs)
+		g_array_free(t->plocs, TRUE);
+	g_free(t);
+}
+
+struct exports *exports_new(const struct export_opts *o)
+{
+	struct exports *x;
+
+	if (!o->speedscope && !(o->speedscope_split && o->split) && !o->pprof)
+		return NULL;
+	x = g_new0(struct exports, 1);
+	x->o = *o;
+	if (o->speedscope) {
+		char *base = g_path_get_basename(o->speedscope);
+
+		x->all = doc_new(base, -1, NULL);
+		g_free(base);
+	}
+	if (o->speedscope_split && o->split)
+		x->procs = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, doc_free);
+	x->threads = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, thread_free);
+	x->by_tid = g_hash_table_new(g_direct_hash, g_direct_equal);
+	x->locs = fk_intern_new();
+	x->loc_ids = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	x->maps = g_hash_table_new(g_direct_hash, g_direct_equal);
+	x->sample_locs = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	x->lines = g_array_new(FALSE, FALSE, sizeof(struct pprof_line));
+	x->tmp = g_string_new(NULL);
+	x->names = g_string_new(NULL);
+	return x;
+}
+
+void exports_free(struct exports *x)
+{
+	if (!x)
+		return;
+	doc_free(x->all);
+	if (x->procs)
+		g_hash_table_destroy(x->procs);
+	g_hash_table_destroy(x->threads);
+	g_hash_table_destroy(x->by_tid);
+	pprof_free(x->pp);
+	fk_intern_free(x->locs);
+	g_array_free(x->loc_ids, TRUE);
+	g_hash_table_destroy(x->maps);
+	g_array_free(x->sample_locs, TRUE);
+	g_array_free(x->lines, TRUE);
+	g_string_free(x->tmp, TRUE);
+	g_string_free(x->names, TRUE);
+	g_free(x);
+}
+
+/* The units, from the first sample's event (the plugin keeps one). */
+static void set_units(struct exports *x, const struct perf_event_attr *attr,
+		      const char *event)
+{
+	char *type;
+
+	x->typed = true;
+	if (x->o.offcpu) {
+		x->unit = SS_UNIT_MICROSECONDS;
+		if (x->o.pprof)
+			x->pp = pprof_new("off_cpu", "nanoseconds");
+		return;
+	}
+	if (attr && attr->type == PERF_TYPE_SOFTWARE &&
+	    (attr->config == PERF_COUNT_SW_CPU_CLOCK || attr->config == PERF_COUNT_SW_TASK_CLOCK)) {
+		/* the period of a clock event is the nanoseconds it stands for */
+		x->unit = SS_UNIT_NANOSECONDS;
+		if (x->o.pprof)
+			x->pp = pprof_new("cpu", "nanoseconds");
+		return;
+	}
+	x->unit = SS_UNIT_NONE;
+	if (!x->o.pprof)
+		return;
+	if (attr && attr->type == PERF_TYPE_TRACEPOINT) {
+		x->pp = pprof_new("samples", "count");	/* each weighs 1 */
+		return;
+	}
+	type = g_strndup(event, strcspn(event, ":"));	/* "cycles:P" */
+	x->pp = pprof_new(*type ? type : "events", "count");
+	g_free(type);
+}
+
+static struct thread *get_thread(struct exports *x, int pid, int tid, const char *comm)
+{
+	gint64 k = (gint64)((uint64_t)(uint32_t)pid << 32 | (uint32_t)tid);
+	struct thread *t = g_hash_table_lookup(x->threads, &k);
+
+	if (!t) {
+		gint64 *key = g_new(gint64, 1);
+
+		*key = k;
+		t = g_new0(struct thread, 1);
+		t->pid = pid;
+		t->tid = tid;
+		t->comm = g_strdup(comm);
+		g_hash_table_insert(x->threads, key, t);
+	} else if (strcmp(t->comm, comm) != 0) {
+		g_free(t->comm);
+		t->comm = g_strdup(comm);
+		g_string_printf(x->tmp, "%s %d/%d", comm, pid, tid);
+		for (int i = 0; i < 2; i++)
+			if (t->prof[i])
+				ss_profile_set_name(t->prof[i], x->tmp->str);
+	}
+	g_hash_table_insert(x->by_tid, GINT_TO_POINTER(tid), t);
+	return t;
+}
+
+static struct doc *proc_doc(struct exports *x, int pid, int tid, const char *comm)
+{
+	struct doc *d = g_hash_table_lookup(x->procs, GINT_TO_POINTER(pid));
+
+	if (!d) {
+		d = doc_new(comm, pid, comm);
+		g_hash_table_insert(x->procs, GINT_TO_POINTER(pid), d);
+	} else if (tid == pid && strcmp(d->comm, comm) != 0) {
+		/* the main thread names the process, as in split's folded files */
+		g_free(d->comm);
+		d->comm = g_strdup(comm);
+	}
+	return d;
+}
+
+/* The length of the process frame the collapser put first in a key. */
+static size_t process_frame_len(const struct exports *x, const char *comm,
+				const struct perf_dlfilter_sample *ds)
+{
+	char buf[32];
+
+	if (x->o.tid)
+		return strlen(comm) + (size_t)snprintf(buf, sizeof(buf), "-%d/%d", ds->pid, ds->tid);
+	if (x->o.pid)
+		return strlen(comm) + (size_t)snprintf(buf, sizeof(buf), "-%d", ds->pid);
+	return strlen(comm);
+}
+
+/*
+ * With inline context a folded name is "NAME:FILE:LINE": splits it,
+ * returning NAME's length, or len when it has no such suffix.
+ */
+static size_t split_srcline(const char *s, size_t len, const char **file,
+			    size_t *flen, uint32_t *line)
+{
+	size_t i = len, colon;
+
+	while (i > 0 && g_ascii_isdigit(s[i - 1]))
+		i--;
+	if (i == len || i < 3 || s[i - 1] != ':' || len - i > 9)
+		return len;
+	colon = i - 1;
+	for (i = colon; i > 0 && s[i - 1] != ':'; i--)
+		;
+	if (i < 2 || i == colon)
+		return len;
+	*file = s + i;
+	*flen = colon - i;
+	*line = (uint32_t)strtoul(s + colon + 1, NULL, 10);
+	return i - 1;
+}
+
+/* The stack handle of a key's frames below the process frame. */
+static uint32_t doc_stack(struct exports *x, struct doc *d, const char *key,
+			  size_t len, size_t root)
+{
+	bool added;
+	uint32_t i = fk_intern_id(d->keys, key, len, &added), st;
+	const char *s = key + root + 1;
+	size_t n = root < len ? len - root - 1 : 0;
+
+	if (!added)
+		return g_array_index(d->stacks, uint32_t, i);
+	if (!x->o.context) {
+		st = ss_doc_stack_folded(d->d, n ? s : "", n, false);
+	} else {
+		GArray *ids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+		size_t pos = 0;
+
+		while (n && pos <= n) {
+			const char *semi = memchr(s + pos, ';', n - pos), *file = NULL;
+			size_t end = semi ? (size_t)(semi - s) : n, flen = 0;
+			uint32_t line = 0, f;
+			size_t nl = split_srcline(s + pos, end - pos, &file, &flen, &line);
+
+			f = ss_frame_at(d->d, s + pos, nl, file, flen, line);
+			g_array_append_val(ids, f);
+			pos = end + 1;
+		}
+		st = ss_doc_stack(d->d, (const uint32_t *)(void *)ids->data, ids->len);
+		g_array_free(ids, TRUE);
+	}
+	g_array_append_val(d->stacks, st);
+	return st;
+}
+
+static struct ss_profile *thread_profile(struct exports *x, struct thread *t,
+					 struct doc *d, int k)
+{
+	if (!t->prof[k]) {
+		g_string_printf(x->tmp, "%s %d/%d", t->comm, t->pid, t->tid);
+		t->prof[k] = ss_profile_new(d->d, x->tmp->str, x->unit);
+		ss_profile_set_order(t->prof[k], (uint64_t)(uint32_t)t->pid << 32 | (uint32_t)t->tid);
+	}
+	return t->prof[k];
+}
+
+/* --- pprof */
+
+static uint64_t mapping_of(struct exports *x, const struct perf_frame *f)
+{
+	gpointer id = g_hash_table_lookup(x->maps, f->dso.s);
+	char *dso;
+	const char *bid;
+
+	if (id)
+		return GPOINTER_TO_SIZE(id);
+	dso = g_strndup(f->dso.s, f->dso.len);
+	bid = frame_cache_build_id(x->o.frames, f->dso.s);
+	id = GSIZE_TO_POINTER(pprof_mapping(x->pp, 0, 0, 0, dso, bid));
+	g_free(dso);
+	g_hash_table_insert(x->maps, (gpointer)f->dso.s, id);
+	return GPOINTER_TO_SIZE(id);
+}
+
+/* The frame's names as the folded output has them, outermost first. */
+static void frame_names(struct exports *x, const struct perf_frame *f, bool java)
+{
+	const struct inline_resolver *ir = x->o.inliner;
+
+	g_string_truncate(x->names, 0);
+	if (ir && ir->resolve && ir->resolve(ir->self, f, ir->context, x->names))
+		return;
+	frame_name_append(x->names, x->o.names, f, java);
+}
+
+/* The location of a frame: cached by its interned strings and address. */
+static uint64_t location_of(struct exports *x, const struct perf_frame *f, bool java)
+{
+	struct { const char *dso, *sym; uint64_t addr; bool java; } k;
+	bool added;
+	uint32_t i;
+	uint64_t id;
+	size_t pos = 0;
+	const char *s;
+
+	memset(&k, 0, sizeof(k));
+	k.dso = f->dso.s;
+	k.sym = f->sym.s;
+	k.addr = g_ascii_strtoull(f->pc.s, NULL, 16);
+	k.java = java;
+	i = fk_intern_id(x->locs, &k, sizeof(k), &added);
+	if (!added)
+		return g_array_index(x->loc_ids, uint64_t, i);
+	frame_names(x, f, java);
+	g_array_set_size(x->lines, 0);
+	s = x->names->str;
+	while (pos <= x->names->len) {		/* innermost first */
+		const char *semi = memchr(s + pos, ';', x->names->len - pos), *file = NULL;
+		size_t end = semi ? (size_t)(semi - s) : x->names->len, flen = 0, nl = end - pos;
+		uint32_t line = 0;
+		struct pprof_line ln;
+
+		if (x->o.context)
+			nl = split_srcline(s + pos, end - pos, &file, &flen, &line);
+		ln.function = pprof_function(x->pp, s + pos, nl, file, flen);
+		ln.line = line;
+		g_array_prepend_val(x->lines, ln);
+		pos = end + 1;
+	}
+	id = pprof_location(x->pp, mapping_of(x, f), k.addr,
+			    (const struct pprof_line *)(void *)x->lines->data, x->lines->len);
+	g_array_append_val(x->loc_ids, id);
+	return id;
+}
+
+static void pprof_sample(struct exports *x, const struct thread *t,
+			 const GArray *locs, fk_count weight)
+{
+	struct pprof_label l[3] = {
+		{ .key = "comm", .str = t->comm },
+		{ .key = "pid", .num = t->pid },
+		{ .key = "tid", .num = t->tid },
+	};
+
+	/* values are whole: periods, nanoseconds */
+	pprof_add(x->pp, (const uint64_t *)(void *)locs->data, locs->len, l, 3, weight, NULL);
+}
+
+void exports_sample(struct exports *x, const struct perf_dlfilter_sample *ds,
+		    const struct perf_event_attr *attr, const char *comm,
+		    const char *key, size_t len, const struct perf_frame *frames,
+		    size_t n, fk_count weight)
+{
+	struct thread *t;
+	size_t root;
+
+	if (!x->typed)
+		set_units(x, attr, ds->event);
+	t = get_thread(x, ds->pid, ds->tid, comm);
+	root = process_frame_len(x, comm, ds);
+	for (int k = 0; k < 2; k++) {
+		struct doc *d = k == 0 ? x->all : x->procs ? proc_doc(x, ds->pid, ds->tid, comm) : NULL;
+		struct ss_profile *p;
+
+		if (!d)
+			continue;
+		p = thread_profile(x, t, d, k);
+		t->pend[k] = ss_profile_add_stack(p, doc_stack(x, d, key, len, root), weight);
+	}
+	if (x->pp) {
+		bool java = strcmp(comm, "java") == 0;
+
+		g_array_set_size(x->sample_locs, 0);
+		for (size_t i = 0; i < n; i++) {
+			uint64_t id = location_of(x, &frames[i], java);
+
+			g_array_append_val(x->sample_locs, id);
+		}
+		if (!x->o.offcpu) {
+			pprof_sample(x, t, x->sample_locs, weight);
+		} else {
+			if (!t->plocs)
+				t->plocs = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+			g_array_set_size(t->plocs, 0);
+			g_array_append_vals(t->plocs, x->sample_locs->data, x->sample_locs->len);
+		}
+	}
+	t->pending = x->o.offcpu;
+}
+
+void exports_credit(void *data, int tid, uint64_t since, uint64_t ns)
+{
+	struct exports *x = data;
+	struct thread *t = g_hash_table_lookup(x->by_tid, GINT_TO_POINTER(tid));
+
+	if (!t || !t->pending)
+		return;
+	for (int k = 0; k < 2; k++)
+		if (t->prof[k])
+			ss_profile_add_weight(t->prof[k], t->pend[k],
+					      (fk_count)ns * (FK_COUNT_ONE / 1000));
+	if (x->pp && t->plocs)
+		pprof_sample(x, t, t->plocs, fk_count_from_u64(ns));
+	t->pending = false;
+}
+
+/* --- writing */
+
+static int write_doc(struct ss_doc *d, const char *path, GError **err)
+{
+	struct fk_outfile *f = fk_outfile_open(path, err);
+	int rc;
+
+	if (!f)
+		return -1;
+	rc = ss_doc_write(d, fk_outfile_stream(f), path, err);
+	return fk_outfile_close(f, rc == 0, rc == 0 ? err : NULL) < 0 ? -1 : rc;
+}
+
+int exports_write(struct exports *x, size_t *nfiles, GError **err)
+{
+	GError *first = NULL, *e = NULL;
+
+	*nfiles = 0;
+	if (x->all && write_doc(x->all->d, x->o.speedscope, &e) < 0)
+		g_propagate_error(&first, e), e = NULL;
+	if (x->procs) {
+		GHashTableIter it;
+		gpointer v;
+
+		g_hash_table_iter_init(&it, x->procs);
+		while (g_hash_table_iter_next(&it, NULL, &v)) {
+			struct doc *d = v;
+			char *file = profiles_file_name(d->comm, d->pid), *path;
+
+			/* "<comm>-<pid>.folded" -> "<comm>-<pid>.speedscope.json" */
+			file[strlen(file) - strlen(".folded")] = '\0';
+			g_string_printf(x->tmp, "%s %d", d->comm, d->pid);
+			ss_doc_set_name(d->d, x->tmp->str);
+			path = g_strdup_printf("%s/%s.speedscope.json", x->o.split, file);
+			if (write_doc(d->d, path, &e) < 0) {
+				if (!first)
+					g_propagate_error(&first, e);
+				else
+					g_error_free(e);
+				e = NULL;
+			} else {
+				(*nfiles)++;
+			}
+			g_free(path);
+			g_free(file);
+		}
+	}
+	if (x->pp) {
+		struct fk_outfile *f = fk_outfile_open(x->o.pprof, &e);
+		int rc = f ? pprof_write(x->pp, fk_outfile_stream(f), x->o.pprof, &e) : -1;
+
+		if (f && fk_outfile_close(f, rc == 0, rc == 0 ? &e : NULL) < 0)
+			rc = -1;
+		if (rc < 0 && e) {
+			if (!first)
+				g_propagate_error(&first, e);
+			else
+				g_error_free(e);
+		}
+	}
+	if (first) {
+		g_propagate_error(err, first);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,85 @@
+/*
+ * exports.h - the plugin's speedscope and pprof outputs, written beside
+ * (or instead of) the folded stacks, through lib/export/.
+ *
+ *	struct exports *x = exports_new(&eo);
+ *	...per sample, with its folded key and resolved frames:
+ *	exports_sample(x, ds, attr, comm, key, len, frames, n, weight);
+ *	...off-CPU: weight 0 when a wait begins, then, when it is counted:
+ *	exports_credit(x, tid, since_ns, ns);      // an offcpu_credit_fn
+ *	...at the end:
+ *	if (exports_write(x, &err) < 0) ...
+ *	exports_free(x);
+ *
+ * speedscope: one "sampled" profile per thread, named "COMM PID/TID"
+ * (the thread's latest name), ordered by pid and tid, samples in the
+ * order perf delivers them (time order), each weighted by its period:
+ * nanoseconds for cpu-clock and task-clock, microseconds (with
+ * nanosecond decimals) for off-CPU waits, each placed when the wait
+ * began; other events' periods have no unit.  Frames are the folded
+ * frames below the process frame; with inline context, a name's
+ * ":FILE:LINE" goes to the frame's file and line.  speedscope=FILE holds
+ * every thread; with split=DIR each process also gets
+ * DIR/<comm>-<pid>.speedscope.json beside its folded file.
+ *
+ * pprof: a location per (binary, address), its mapping named after the
+ * binary with its build id, its lines the names the folded output uses
+ * (several for an inlined chain, innermost first; file and line with
+ * context); samples labelled comm, pid and tid; one sample type: cpu
+ * nanoseconds, off_cpu nanoseconds, or the event's count.
+ *
+ * Memory: speedscope keeps each sample (its stack handle and weight,
+ * about 20 bytes); pprof keeps each distinct (stack, thread).
+ */
+#ifndef FOLDKIT_PLUGIN_EXPORTS_H
+#define FOLDKIT_PLUGIN_EXPORTS_H
+
+#include "collapse/collapse.h"
+#include "core/count.h"
+#include "frames.h"
+
+#include <glib.h>
+#include <perf/perf_dlfilter.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct export_opts {
+	const char *speedscope;		/* FILE, or NULL */
+	bool speedscope_split;		/* a file per process in split */
+	const char *split;		/* DIR, or NULL */
+	const char *pprof;		/* FILE, or NULL */
+	bool pid, tid;			/* the folded keys' process frame */
+	bool context;			/* names end in ":FILE:LINE" */
+	bool offcpu;
+	const struct frame_name_opts *names;
+	struct inline_resolver *inliner;	/* or NULL */
+	struct frame_cache *frames;		/* for build ids */
+};
+
+struct exports;
+
+/* NULL when no export is asked for; o's pointers must outlive it. */
+struct exports *exports_new(const struct export_opts *o);
+void exports_free(struct exports *x);
+
+/*
+ * A sample of thread ds->tid of process ds->pid named comm, folded as
+ * key[0..len) (the process frame first) from frames[0..n) (leaf first),
+ * with weight (off-CPU: 0, and exports_credit() weighs it later).
+ */
+void exports_sample(struct exports *x, const struct perf_dlfilter_sample *ds,
+		    const struct perf_event_attr *attr, const char *comm,
+		    const char *key, size_t len, const struct perf_frame *frames,
+		    size_t n, fk_count weight);
+
+/* The wait thread tid began at since lasted ns (see offcpu_on_credit()). */
+void exports_credit(void *x, int tid, uint64_t since, uint64_t ns);
+
+/*
+ * Writes every file asked for, each whole or not at all (core/outfile.h).
+ * *nfiles gets the number of per-process speedscope files.  Returns 0, or
+ * -1 with *err set (the first failure; the other files are still written).
+ */
+int exports_write(struct exports *x, size_t *nfiles, GError **err);
+
+#endif
