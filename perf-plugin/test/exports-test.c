@@ -1,0 +1,93 @@
+/*
+ * exports-test - unit tests of the plugin's speedscope output without
+ * perf: ":FILE:LINE" split off names, and off-CPU waits placed when they
+ * began, weighed when counted, dropped when never counted, in threads
+ * that rename themselves.  Built and run by test/scripts/plugin-unit.sh.
+ */
+#include "../exports.c"
+#include "../frames.c"
+#include "../profiles.c"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static int failures;
+
+#define CHECK(cond) do { \
+	if (!(cond)) { \
+		fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+		failures++; \
+	} \
+} while (0)
+
+static void check_split(const char *s, const char *name, const char *file, uint32_t line)
+{
+	const char *f = NULL;
+	size_t flen = 0, n;
+	uint32_t l = 0;
+
+	n = split_srcline(s, strlen(s), &f, &flen, &l);
+	CHECK(n == strlen(name) && strncmp(s, name, n) == 0);
+	CHECK(file ? f && flen == strlen(file) && strncmp(f, file, flen) == 0 : !f);
+	CHECK(l == line);
+}
+
+static void sample(struct exports *x, int pid, int tid, const char *comm,
+		   const char *key, uint64_t weight)
+{
+	struct perf_dlfilter_sample ds = { .pid = pid, .tid = tid,
+					   .event = "sched:sched_switch" };
+
+	exports_sample(x, &ds, NULL, comm, key, strlen(key), NULL, 0, fk_count_from_u64(weight));
+}
+
+int main(void)
+{
+	char *dir = g_dir_make_tmp("exports-test-XXXXXX", NULL);
+	char *path = g_build_filename(dir, "off.json", NULL), *json = NULL;
+	struct frame_name_opts names = { 0 };
+	struct export_opts o = { .speedscope = path, .offcpu = true, .names = &names };
+	struct exports *x;
+	size_t nfiles;
+	GError *err = NULL;
+
+	check_split("work:prog.c:11", "work", "prog.c", 11);
+	check_split("ns::f:src/a.cc:7", "ns::f", "src/a.cc", 7);
+	check_split("plain", "plain", NULL, 0);
+	check_split("std::map", "std::map", NULL, 0);
+	check_split("x:12", "x:12", NULL, 0);		/* no file */
+	check_split("f::9", "f::9", NULL, 0);		/* an empty file */
+
+	x = exports_new(&o);
+	CHECK(x != NULL);
+	/* thread 11 waits in wait (2.5 us), in idle (never counted), in wait
+	 * again (4 us); thread 12 once (1 us), counted before 11's second */
+	sample(x, 10, 11, "app", "app;main;wait", 0);
+	exports_credit(x, 11, 100, 2500);
+	sample(x, 10, 11, "app", "app;main;idle", 0);
+	sample(x, 10, 12, "app", "app;worker", 0);
+	exports_credit(x, 12, 200, 1000);
+	sample(x, 10, 11, "app2", "app2;main;wait", 0);	/* renamed */
+	exports_credit(x, 11, 300, 4000);
+	exports_credit(x, 11, 400, 9999);		/* nothing pending: ignored */
+	exports_credit(x, 99, 400, 9999);		/* an unknown thread */
+	CHECK(exports_write(x, &nfiles, &err) == 0 && nfiles == 0);
+	exports_free(x);
+	CHECK(g_file_get_contents(path, &json, NULL, NULL));
+	if (json) {
+		CHECK(strstr(json, "\"name\":\"off.json\""));
+		CHECK(strstr(json, "\"name\":\"app2 10/11\",\"unit\":\"microseconds\",\"startValue\":0,\"endValue\":6.5,"));
+		CHECK(strstr(json, "\"samples\":[\n[0,1],\n[0,1]],\n\"weights\":[2.5,4]}"));
+		CHECK(strstr(json, "\"name\":\"app 10/12\""));
+		CHECK(strstr(json, "\"name\":\"app2 10/11\"") < strstr(json, "\"name\":\"app 10/12\""));
+		CHECK(strstr(json, "\"activeProfileIndex\":0,"));
+		if (failures)
+			fputs(json, stderr);
+	}
+	g_free(json);
+	unlink(path);
+	rmdir(dir);
+	g_free(path);
+	g_free(dir);
+	return failures ? 1 : 0;
+}
