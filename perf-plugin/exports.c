@@ -35,6 +35,7 @@ struct exports {
 	GHashTable *procs;		/* pid -> struct doc, speedscope split */
 	GHashTable *threads;		/* pid << 32 | tid -> struct thread */
 	GHashTable *by_tid;		/* tid -> its latest struct thread */
+	struct thread *last;		/* the last sample's */
 	bool typed;			/* the units are known */
 	enum ss_unit unit;
 	struct pprof_builder *pp;
@@ -165,7 +166,12 @@ static void set_units(struct exports *x, const struct perf_event_attr *attr,
 static struct thread *get_thread(struct exports *x, int pid, int tid, const char *comm)
 {
 	gint64 k = (gint64)((uint64_t)(uint32_t)pid << 32 | (uint32_t)tid);
-	struct thread *t = g_hash_table_lookup(x->threads, &k);
+	struct thread *t = x->last;
+
+	/* a thread's samples mostly come in runs */
+	if (t && t->pid == pid && t->tid == tid && strcmp(t->comm, comm) == 0)
+		return t;
+	t = g_hash_table_lookup(x->threads, &k);
 
 	if (!t) {
 		gint64 *key = g_new(gint64, 1);
@@ -184,7 +190,9 @@ static struct thread *get_thread(struct exports *x, int pid, int tid, const char
 			if (t->prof[i])
 				ss_profile_set_name(t->prof[i], x->tmp->str);
 	}
-	g_hash_table_insert(x->by_tid, GINT_TO_POINTER(tid), t);
+	if (g_hash_table_lookup(x->by_tid, GINT_TO_POINTER(tid)) != t)
+		g_hash_table_insert(x->by_tid, GINT_TO_POINTER(tid), t);
+	x->last = t;
 	return t;
 }
 
