@@ -59,6 +59,17 @@ static inline bool fuzz_folded_ambiguous(const char *s, size_t n)
 	return (n && s[0] == '#') || folded_count_blank(s, n) < n;
 }
 
+/* An empty frame: a leading or trailing ';', or ";;"; "" is one too. */
+static inline bool fuzz_has_empty_frame(const char *s, size_t n)
+{
+	if (n == 0 || s[0] == ';' || s[n - 1] == ';')
+		return true;
+	for (size_t i = 1; i < n; i++)
+		if (s[i] == ';' && s[i - 1] == ';')
+			return true;
+	return false;
+}
+
 static inline const char *fuzz_file_at(int *fd, char *path, size_t pathsz,
 				       const void *data, size_t size)
 {

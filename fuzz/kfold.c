@@ -23,17 +23,6 @@
 #include "core/foldtable.h"
 #include "transform/stackops.h"
 
-/* An empty frame: a leading or trailing ';', or ";;"; "" is one too. */
-static bool has_empty_frame(const char *s, size_t n)
-{
-	if (n == 0 || s[0] == ';' || s[n - 1] == ';')
-		return true;
-	for (size_t i = 1; i < n; i++)
-		if (s[i] == ';' && s[i - 1] == ';')
-			return true;
-	return false;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct kfold_opts ko = KFOLD_OPTS_INIT;
@@ -100,7 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(n > 0, "empty result for '%.*s'", (int)fl.len, fl.stack);
 		fuzz_touch(s, n);
 		FUZZ_CHECK(!memchr(s, '\n', n), "newline in '%.*s'", (int)n, s);
-		FUZZ_CHECK(!has_empty_frame(s, n) || has_empty_frame(fl.stack, fl.len),
+		FUZZ_CHECK(!fuzz_has_empty_frame(s, n) || fuzz_has_empty_frame(fl.stack, fl.len),
 			   "'%.*s' became '%.*s', with an empty frame",
 			   (int)fl.len, fl.stack, (int)n, s);
 		if (ko.nrules == 0) {

@@ -88,16 +88,6 @@ static void folded_round_trip(struct fold_table *t)
 	free(buf);
 }
 
-static bool has_empty_frame(const char *s, size_t n)
-{
-	if (n == 0 || s[0] == ';' || s[n - 1] == ';')
-		return true;
-	for (size_t i = 1; i < n; i++)
-		if (s[i] == ';' && s[i - 1] == ';')
-			return true;
-	return false;
-}
-
 /* Writes t as a pprof profile, reads it back: the same table. */
 static void pprof_round_trip(struct fold_table *t)
 {
@@ -118,7 +108,7 @@ static void pprof_round_trip(struct fold_table *t)
 		 * past 2^63-1 */
 		/* (and empty frames: they come back as "-", see
 		 * frame_name_append_text()) */
-		if (!fk_utf8_ok(e[i]->stack, e[i]->len) || has_empty_frame(e[i]->stack, e[i]->len) ||
+		if (!fk_utf8_ok(e[i]->stack, e[i]->len) || fuzz_has_empty_frame(e[i]->stack, e[i]->len) ||
 		    e[i]->count[0] > (fk_count)INT64_MAX * FK_COUNT_ONE) {
 			g_free(e);
 			pprof_free(b);
