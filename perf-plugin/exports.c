@@ -16,6 +16,7 @@ struct doc {
 	struct ss_doc *d;
 	struct fk_intern *keys;
 	GArray *stacks;		/* uint32_t stack handle, by key index */
+	GHashTable *by_id;	/* the caller's stack id -> stack handle + 1 */
 	int pid;		/* split: the process; its name is the main thread's */
 	char *comm;
 };
@@ -26,7 +27,8 @@ struct thread {
 	struct ss_profile *prof[2];	/* in x->all, in its process's doc */
 	size_t pend[2];			/* off-CPU: the wait's sample */
 	bool pending;
-	GArray *plocs;			/* off-CPU: the wait's pprof locations */
+	uint32_t lset;			/* pprof: its labels (its current name) */
+	uint32_t pchain;		/* off-CPU: the wait's pprof chain */
 };
 
 struct exports {
@@ -42,7 +44,16 @@ struct exports {
 	struct fk_intern *locs;		/* (dso, sym, address, java) -> index */
 	GArray *loc_ids;		/* uint64_t pprof location, by index */
 	GHashTable *maps;		/* dso (interned) -> pprof mapping id */
-	GArray *sample_locs;		/* uint64_t, the current sample's */
+	/* pprof: a sample's locations are a chain; weights are summed per
+	 * (chain, labels) and added to the profile when it is written */
+	struct fk_intern *chains;	/* location ids -> chain */
+	GHashTable *slot_locs;		/* a frame's pc text -> location */
+	GArray *chain_off;		/* size_t: a chain's first location */
+	GArray *chain_locs;		/* uint64_t location ids, chain after chain */
+	struct fk_idmap *pairs;		/* chain << 32 | label set -> i */
+	GArray *pair_weights;		/* fk_count, by i */
+	struct fk_intern *lsets;	/* "PID TID COMM" -> label set */
+	GString *chain_key;
 	GArray *lines;			/* struct pprof_line */
 	GString *tmp, *names;
 };
@@ -54,6 +65,7 @@ static struct doc *doc_new(const char *name, int pid, const char *comm)
 	d->d = ss_doc_new(name);
 	d->keys = fk_intern_new();
 	d->stacks = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	d->by_id = g_hash_table_new(g_direct_hash, g_direct_equal);
 	d->pid = pid;
 	d->comm = g_strdup(comm);
 	return d;
@@ -68,6 +80,7 @@ static void doc_free(gpointer p)
 	ss_doc_free(d->d);
 	fk_intern_free(d->keys);
 	g_array_free(d->stacks, TRUE);
+	g_hash_table_destroy(d->by_id);
 	g_free(d->comm);
 	g_free(d);
 }
@@ -77,8 +90,6 @@ static void thread_free(gpointer p)
 	struct thread *t = p;
 
 	g_free(t->comm);
-	if (t->plocs)
-		g_array_free(t->plocs, TRUE);
 	g_free(t);
 }
 
@@ -103,7 +114,14 @@ struct exports *exports_new(const struct export_opts *o)
 	x->locs = fk_intern_new();
 	x->loc_ids = g_array_new(FALSE, FALSE, sizeof(uint64_t));
 	x->maps = g_hash_table_new(g_direct_hash, g_direct_equal);
-	x->sample_locs = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	x->chains = fk_intern_new();
+	x->slot_locs = g_hash_table_new(g_direct_hash, g_direct_equal);
+	x->chain_off = g_array_new(FALSE, FALSE, sizeof(size_t));
+	x->chain_locs = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	x->pairs = fk_idmap_new();
+	x->pair_weights = g_array_new(FALSE, FALSE, sizeof(fk_count));
+	x->lsets = fk_intern_new();
+	x->chain_key = g_string_new(NULL);
 	x->lines = g_array_new(FALSE, FALSE, sizeof(struct pprof_line));
 	x->tmp = g_string_new(NULL);
 	x->names = g_string_new(NULL);
@@ -123,7 +141,14 @@ void exports_free(struct exports *x)
 	fk_intern_free(x->locs);
 	g_array_free(x->loc_ids, TRUE);
 	g_hash_table_destroy(x->maps);
-	g_array_free(x->sample_locs, TRUE);
+	fk_intern_free(x->chains);
+	g_hash_table_destroy(x->slot_locs);
+	g_array_free(x->chain_off, TRUE);
+	g_array_free(x->chain_locs, TRUE);
+	fk_idmap_free(x->pairs);
+	g_array_free(x->pair_weights, TRUE);
+	fk_intern_free(x->lsets);
+	g_string_free(x->chain_key, TRUE);
 	g_array_free(x->lines, TRUE);
 	g_string_free(x->tmp, TRUE);
 	g_string_free(x->names, TRUE);
@@ -163,6 +188,14 @@ static void set_units(struct exports *x, const struct perf_event_attr *attr,
 	g_free(type);
 }
 
+/* pprof's labels of a thread under a name: samples keep the name they
+ * were taken under, as in the folded output */
+static uint32_t label_set(struct exports *x, int pid, int tid, const char *comm)
+{
+	g_string_printf(x->tmp, "%d %d %s", pid, tid, comm);
+	return fk_intern_id(x->lsets, x->tmp->str, x->tmp->len, NULL);
+}
+
 static struct thread *get_thread(struct exports *x, int pid, int tid, const char *comm)
 {
 	gint64 k = (gint64)((uint64_t)(uint32_t)pid << 32 | (uint32_t)tid);
@@ -181,10 +214,12 @@ static struct thread *get_thread(struct exports *x, int pid, int tid, const char
 		t->pid = pid;
 		t->tid = tid;
 		t->comm = g_strdup(comm);
+		t->lset = label_set(x, pid, tid, comm);
 		g_hash_table_insert(x->threads, key, t);
 	} else if (strcmp(t->comm, comm) != 0) {
 		g_free(t->comm);
 		t->comm = g_strdup(comm);
+		t->lset = label_set(x, pid, tid, comm);
 		g_string_printf(x->tmp, "%s %d/%d", comm, pid, tid);
 		for (int i = 0; i < 2; i++)
 			if (t->prof[i])
@@ -248,17 +283,29 @@ static size_t split_srcline(const char *s, size_t len, const char **file,
 	return i - 1;
 }
 
-/* The stack handle of a key's frames below the process frame. */
-static uint32_t doc_stack(struct exports *x, struct doc *d, const char *key,
-			  size_t len, size_t root)
+/*
+ * The stack handle of a key's frames below the process frame; id, when
+ * not NULL, stands for the key (its table entry) and is cheaper to look
+ * up than the key's bytes.
+ */
+static uint32_t doc_stack(struct exports *x, struct doc *d, const void *id,
+			  const char *key, size_t len, size_t root)
 {
 	bool added;
-	uint32_t i = fk_intern_id(d->keys, key, len, &added), st;
+	uint32_t i, st;
 	const char *s = key + root + 1;
 	size_t n = root < len ? len - root - 1 : 0;
+	gpointer hit = id ? g_hash_table_lookup(d->by_id, id) : NULL;
 
-	if (!added)
-		return g_array_index(d->stacks, uint32_t, i);
+	if (hit)
+		return GPOINTER_TO_UINT(hit) - 1;
+	i = fk_intern_id(d->keys, key, len, &added);
+	if (!added) {
+		st = g_array_index(d->stacks, uint32_t, i);
+		if (id)
+			g_hash_table_insert(d->by_id, (gpointer)id, GUINT_TO_POINTER(st + 1));
+		return st;
+	}
 	if (!x->o.context) {
 		st = ss_doc_stack_folded(d->d, n ? s : "", n, false);
 	} else {
@@ -279,6 +326,8 @@ static uint32_t doc_stack(struct exports *x, struct doc *d, const char *key,
 		g_array_free(ids, TRUE);
 	}
 	g_array_append_val(d->stacks, st);
+	if (id)
+		g_hash_table_insert(d->by_id, (gpointer)id, GUINT_TO_POINTER(st + 1));
 	return st;
 }
 
@@ -322,10 +371,14 @@ static void frame_names(struct exports *x, const struct perf_frame *f, bool java
 	frame_name_append(x->names, x->o.names, f, java);
 }
 
-/* The location of a frame: cached by its interned strings and address. */
+/*
+ * The location of a frame: cached by its binary (an interned name) and
+ * address, which name it whatever the process (a JIT map's name holds
+ * its pid; an unknown binary's address is absolute).
+ */
 static uint64_t location_of(struct exports *x, const struct perf_frame *f, bool java)
 {
-	struct { const char *dso, *sym; uint64_t addr; bool java; } k;
+	struct { const char *dso; uint64_t addr; bool java; } k;
 	bool added;
 	uint32_t i;
 	uint64_t id;
@@ -334,7 +387,6 @@ static uint64_t location_of(struct exports *x, const struct perf_frame *f, bool 
 
 	memset(&k, 0, sizeof(k));
 	k.dso = f->dso.s;
-	k.sym = f->sym.s;
 	k.addr = g_ascii_strtoull(f->pc.s, NULL, 16);
 	k.java = java;
 	i = fk_intern_id(x->locs, &k, sizeof(k), &added);
@@ -362,23 +414,55 @@ static uint64_t location_of(struct exports *x, const struct perf_frame *f, bool 
 	return id;
 }
 
-static void pprof_sample(struct exports *x, const struct thread *t,
-			 const GArray *locs, fk_count weight)
+/*
+ * The chain of frames[0..n): its locations (a frame of a call chain is
+ * looked up by its text's address, unique to the frame cache's slot for
+ * a process and address; a sample's own frame, own is true, shares one
+ * buffer and is looked up by content), then the chain by them.
+ */
+static uint32_t chain_of(struct exports *x, const struct perf_frame *frames,
+			 size_t n, bool java, bool own)
 {
-	struct pprof_label l[3] = {
-		{ .key = "comm", .str = t->comm },
-		{ .key = "pid", .num = t->pid },
-		{ .key = "tid", .num = t->tid },
-	};
+	bool added;
+	uint32_t c;
+	uint64_t *locs;
 
-	/* values are whole: periods, nanoseconds */
-	pprof_add(x->pp, (const uint64_t *)(void *)locs->data, locs->len, l, 3, weight, NULL);
+	g_string_set_size(x->chain_key, n * sizeof(uint64_t));
+	locs = (uint64_t *)(void *)x->chain_key->str;
+	for (size_t i = 0; i < n; i++) {
+		gpointer hit = own ? NULL : g_hash_table_lookup(x->slot_locs, frames[i].pc.s);
+		uint64_t id = hit ? GPOINTER_TO_SIZE(hit) : location_of(x, &frames[i], java);
+
+		if (!hit && !own)
+			g_hash_table_insert(x->slot_locs, (gpointer)frames[i].pc.s, GSIZE_TO_POINTER(id));
+		memcpy(&locs[i], &id, sizeof(id));
+	}
+	c = fk_intern_id(x->chains, x->chain_key->str, x->chain_key->len, &added);
+	if (added) {
+		size_t off = x->chain_locs->len;
+
+		g_array_append_val(x->chain_off, off);
+		g_array_append_vals(x->chain_locs, x->chain_key->str, (guint)n);
+	}
+	return c;
+}
+
+static void pprof_count(struct exports *x, uint32_t chain, const struct thread *t,
+			fk_count weight)
+{
+	bool added;
+	uint32_t i = fk_idmap_id(x->pairs, (uint64_t)chain << 32 | t->lset, &added);
+
+	if (added)
+		g_array_append_val(x->pair_weights, weight);
+	else
+		g_array_index(x->pair_weights, fk_count, i) += weight;
 }
 
 void exports_sample(struct exports *x, const struct perf_dlfilter_sample *ds,
 		    const struct perf_event_attr *attr, const char *comm,
-		    const char *key, size_t len, const struct perf_frame *frames,
-		    size_t n, fk_count weight)
+		    const void *id, const char *key, size_t len,
+		    const struct perf_frame *frames, size_t n, fk_count weight)
 {
 	struct thread *t;
 	size_t root;
@@ -394,25 +478,17 @@ void exports_sample(struct exports *x, const struct perf_dlfilter_sample *ds,
 		if (!d)
 			continue;
 		p = thread_profile(x, t, d, k);
-		t->pend[k] = ss_profile_add_stack(p, doc_stack(x, d, key, len, root), weight);
+		t->pend[k] = ss_profile_add_stack(p, doc_stack(x, d, id, key, len, root), weight);
 	}
 	if (x->pp) {
-		bool java = strcmp(comm, "java") == 0;
+		/* as fill_sample(): without call chains, the sample's own frame */
+		bool own = attr && !(attr->sample_type & PERF_SAMPLE_CALLCHAIN);
+		uint32_t c = chain_of(x, frames, n, strcmp(comm, "java") == 0, own);
 
-		g_array_set_size(x->sample_locs, 0);
-		for (size_t i = 0; i < n; i++) {
-			uint64_t id = location_of(x, &frames[i], java);
-
-			g_array_append_val(x->sample_locs, id);
-		}
-		if (!x->o.offcpu) {
-			pprof_sample(x, t, x->sample_locs, weight);
-		} else {
-			if (!t->plocs)
-				t->plocs = g_array_new(FALSE, FALSE, sizeof(uint64_t));
-			g_array_set_size(t->plocs, 0);
-			g_array_append_vals(t->plocs, x->sample_locs->data, x->sample_locs->len);
-		}
+		if (x->o.offcpu)
+			t->pchain = c;
+		else
+			pprof_count(x, c, t, weight);
 	}
 	t->pending = x->o.offcpu;
 }
@@ -428,8 +504,8 @@ void exports_credit(void *data, int tid, uint64_t since, uint64_t ns)
 		if (t->prof[k])
 			ss_profile_add_weight(t->prof[k], t->pend[k],
 					      (fk_count)ns * (FK_COUNT_ONE / 1000));
-	if (x->pp && t->plocs)
-		pprof_sample(x, t, t->plocs, fk_count_from_u64(ns));
+	if (x->pp)
+		pprof_count(x, t->pchain, t, fk_count_from_u64(ns));
 	t->pending = false;
 }
 
@@ -481,9 +557,31 @@ int exports_write(struct exports *x, size_t *nfiles, GError **err)
 		}
 	}
 	if (x->pp) {
-		struct fk_outfile *f = fk_outfile_open(x->o.pprof, &e);
-		int rc = f ? pprof_write(x->pp, fk_outfile_stream(f), x->o.pprof, &e) : -1;
+		struct fk_outfile *f;
+		int rc;
 
+		for (uint32_t i = 0; i < fk_idmap_size(x->pairs); i++) {
+			uint64_t k = fk_idmap_key(x->pairs, i);
+			uint32_t c = (uint32_t)(k >> 32);
+			struct fk_str ls = fk_intern_str(x->lsets, (uint32_t)k);
+			char *text = g_strndup(ls.s, ls.len), *comm;
+			long pid = strtol(text, &comm, 10), tid = strtol(comm, &comm, 10);
+			size_t off = g_array_index(x->chain_off, size_t, c);
+			size_t end = c + 1 < x->chain_off->len
+				     ? g_array_index(x->chain_off, size_t, c + 1) : x->chain_locs->len;
+			struct pprof_label l[3] = {
+				{ .key = "comm", .str = comm + 1 },
+				{ .key = "pid", .num = pid },
+				{ .key = "tid", .num = tid },
+			};
+
+			/* values are whole: periods, nanoseconds */
+			pprof_add(x->pp, &g_array_index(x->chain_locs, uint64_t, off), end - off,
+				  l, 3, g_array_index(x->pair_weights, fk_count, i), NULL);
+			g_free(text);
+		}
+		f = fk_outfile_open(x->o.pprof, &e);
+		rc = f ? pprof_write(x->pp, fk_outfile_stream(f), x->o.pprof, &e) : -1;
 		if (f && fk_outfile_close(f, rc == 0, rc == 0 ? &e : NULL) < 0)
 			rc = -1;
 		if (rc < 0 && e) {

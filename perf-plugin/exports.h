@@ -65,12 +65,14 @@ void exports_free(struct exports *x);
 /*
  * A sample of thread ds->tid of process ds->pid named comm, folded as
  * key[0..len) (the process frame first) from frames[0..n) (leaf first),
- * with weight (off-CPU: 0, and exports_credit() weighs it later).
+ * with weight (off-CPU: 0, and exports_credit() weighs it later).  id,
+ * when not NULL, is the same for every sample with this key and different
+ * for every other key (its fold_table entry): a cheaper lookup.
  */
 void exports_sample(struct exports *x, const struct perf_dlfilter_sample *ds,
 		    const struct perf_event_attr *attr, const char *comm,
-		    const char *key, size_t len, const struct perf_frame *frames,
-		    size_t n, fk_count weight);
+		    const void *id, const char *key, size_t len,
+		    const struct perf_frame *frames, size_t n, fk_count weight);
 
 /* The wait thread tid began at since lasted ns (see offcpu_on_credit()). */
 void exports_credit(void *x, int tid, uint64_t since, uint64_t ns);

@@ -253,7 +253,7 @@ static void on_switch(struct state *st, const struct perf_dlfilter_sample *ds,
 	offcpu_switch_out(st->off, sw.prev_pid, ds->time, collapser_table(pr->c),
 			  st->key->str, st->key->len, &pr->samples);
 	if (st->ex)	/* weighed when the wait is counted */
-		exports_sample(st->ex, ds, attr, comm, st->key->str, st->key->len,
+		exports_sample(st->ex, ds, attr, comm, NULL, st->key->str, st->key->len,
 			       s.frames, s.nframes, 0);
 }
 
@@ -291,10 +291,11 @@ int filter_event(void *data, const struct perf_dlfilter_sample *ds, void *ctx)
 		/* as collapser_add() folds it (the event is already chosen),
 		 * keeping the key for the other outputs */
 		fk_count n = fk_count_from_u64(s.has_period ? s.period : 1);
+		struct fold_entry *e;
 
 		collapser_stack_key(pr->c, &s, st->key);
-		fold_table_add(collapser_table(pr->c), st->key->str, st->key->len, n);
-		exports_sample(st->ex, ds, attr, comm, st->key->str, st->key->len,
+		e = fold_table_add(collapser_table(pr->c), st->key->str, st->key->len, n);
+		exports_sample(st->ex, ds, attr, comm, e, st->key->str, st->key->len,
 			       s.frames, s.nframes, n);
 	} else {
 		collapser_add(pr->c, &s);

@@ -38,7 +38,7 @@ static void sample(struct exports *x, int pid, int tid, const char *comm,
 	struct perf_dlfilter_sample ds = { .pid = pid, .tid = tid,
 					   .event = "sched:sched_switch" };
 
-	exports_sample(x, &ds, NULL, comm, key, strlen(key), NULL, 0, fk_count_from_u64(weight));
+	exports_sample(x, &ds, NULL, comm, NULL, key, strlen(key), NULL, 0, fk_count_from_u64(weight));
 }
 
 int main(void)
