@@ -10,7 +10,7 @@
 #    controls, U+2028 and invalid UTF-8 (U+FFFD, one per bad byte);
 #  - fold2pprof's profiles, through speedscope's pprof importer: the same
 #    stacks and totals.
-# The perf plugin's files are checked in plugin-speedscope.sh.  If
+# The perf plugin's files are checked in plugin-export.sh.  If
 # Chromium cannot start, the test FAILS.
 set -u
 ROOT=${ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
