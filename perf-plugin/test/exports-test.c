@@ -7,18 +7,10 @@
 #include "../exports.c"
 #include "../frames.c"
 #include "../profiles.c"
+#include "check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
-
-static int failures;
-
-#define CHECK(cond) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-		failures++; \
-	} \
-} while (0)
 
 static void check_split(const char *s, const char *name, const char *file, uint32_t line)
 {
@@ -81,7 +73,7 @@ int main(void)
 		CHECK(strstr(json, "\"name\":\"app 10/12\""));
 		CHECK(strstr(json, "\"name\":\"app2 10/11\"") < strstr(json, "\"name\":\"app 10/12\""));
 		CHECK(strstr(json, "\"activeProfileIndex\":0,"));
-		if (failures)
+		if (check_failures)
 			fputs(json, stderr);
 	}
 	g_free(json);
@@ -89,5 +81,5 @@ int main(void)
 	rmdir(dir);
 	g_free(path);
 	g_free(dir);
-	return failures ? 1 : 0;
+	return CHECK_DONE();
 }

@@ -16,7 +16,7 @@ for src in "$ROOT"/perf-plugin/test/*-test.c; do
 	name=$(basename "$src" .c)
 	# shellcheck disable=SC2046
 	if ! cc -std=gnu11 -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter -D_GNU_SOURCE \
-		-I"$ROOT/lib" $san $(pkg-config --cflags glib-2.0 libtraceevent) \
+		-I"$ROOT/lib" -I"$ROOT/test/unit" $san $(pkg-config --cflags glib-2.0 libtraceevent) \
 		-o "$T/$name" "$src" "$BUILD/libfoldkit.a" \
 		$(pkg-config --libs glib-2.0 libtraceevent libdw libprotobuf-c zlib) -lm; then
 		echo "FAIL: $name does not build" >&2; status=1; continue
