@@ -13,6 +13,8 @@
 #    tid as pprof -tagroot shows them), every location has a mapping and
 #    an address, user-space mappings have build ids, and Google's pprof
 #    (build/pprof, see pprof.sh) agrees on the total;
+#  - with inline context, frames' files and lines go to speedscope's
+#    file and line fields and to pprof's lines;
 #  - off-CPU (sched_switch): each thread's speedscope total is its folded
 #    total (which rounds each stack to a whole microsecond) and its pprof
 #    total; its waits come in the order its stacks left the CPU.
@@ -149,6 +151,33 @@ grep -E '^[0-9]+: 0x0/0x0/0x0 .*/fkwork [0-9a-f]{40} ' "$T/raw" >/dev/null ||
 "$PPROF" -top -unit=ns "$T/cpu.pb.gz" 2>/dev/null | awk '/^Showing nodes/ { print $(NF - 1) }' > "$T/got"
 awk '{ s += $NF } END { printf "%.0fns\n", s }' "$T/default.folded" > "$T/want"
 cmp -s "$T/want" "$T/got" && echo "ok pprof -top total: $(cat "$T/got")" || fail "pprof -top total $(cat "$T/got"), folded $(cat "$T/want")"
+
+# inline context: each frame's file and line in speedscope's own fields
+# (as its importer shows them) and in pprof's lines (pprof-collapse
+# --lines), the "NAME:FILE:LINE" of the folded output split apart
+plugin "$T/cpu.data" inline context "speedscope=$T/ctx.json" "pprof=$T/ctx.pb.gz" > "$T/ctx.folded" 2> "$T/err" ||
+	fail "plugin inline context speedscope= pprof= failed: $(head -3 "$T/err")"
+load --frames "$T/ctx.json"
+awk '{ sub(/ [0-9]+$/, ""); n = split($0, f, ";")
+       for (i = 2; i <= n; i++)
+           if (match(f[i], /:[^:]+:[0-9]+$/)) {
+               split(substr(f[i], RSTART + 1), fl, ":"); print substr(f[i], 1, RSTART - 1) "\t" fl[1] "\t" fl[2]
+           } else print f[i] "\t\t" }' "$T/ctx.folded" | sort -u > "$T/want"
+got ctx.json | awk -F '\t' '/^frame / { print substr($1, 7) "\t" $2 "\t" $3 }' | sort -u > "$T/got"
+grep -q '	fkwork\.c	[0-9]' "$T/want" || fail "inline context: no frame of fkwork.c with a line: $(head -3 "$T/ctx.folded")"
+cmp -s "$T/want" "$T/got" && echo "ok speedscope: file and line in their fields ($(grep -c '	[0-9]' "$T/got") frames)" ||
+	{ fail "speedscope's frames under inline context are not the folded output's NAME:FILE:LINE"; diff "$T/want" "$T/got" | head -5 >&2; }
+pprof-collapse --lines --tagroot=comm "$T/ctx.pb.gz" | sed 's/^comm=//' > "$T/got"
+cmp -s "$T/ctx.folded" "$T/got" && echo "ok pprof: functions' files and lines (pprof-collapse --lines)" ||
+	{ fail "pprof: the lines under inline context differ from the folded output"; diff "$T/ctx.folded" "$T/got" | head -5 >&2; }
+# and the names alone without --lines: files and lines are not in them
+pprof-collapse --tagroot=comm "$T/ctx.pb.gz" | sed 's/^comm=//' > "$T/got"
+awk '{ c = $NF; sub(/ [0-9]+$/, ""); n = split($0, f, ";"); s = f[1]
+       for (i = 2; i <= n; i++) { sub(/:[^:]+:[0-9]+$/, "", f[i]); s = s ";" f[i] }
+       sum[s] += c }
+     END { for (k in sum) printf "%s %.0f\n", k, sum[k] }' "$T/ctx.folded" | sort > "$T/want"
+cmp -s "$T/want" "$T/got" && echo "ok pprof: function names without their files and lines" ||
+	{ fail "pprof: function names under inline context hold more than the name"; diff "$T/want" "$T/got" | head -5 >&2; }
 
 # 2. off-CPU
 "$W" 1500 0 > /dev/null &
