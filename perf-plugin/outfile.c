@@ -1,0 +1,238 @@
+#include "outfile.h"
+
+#include "core/error.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_LINKS 40	/* as the kernel's path walk */
+
+struct outfile {
+	char *path;	/* as given: what messages name */
+	char *final;	/* the file the temporary one replaces, or NULL */
+	char *tmp;	/* the temporary file, or NULL when written in place */
+	FILE *f;
+};
+
+static void fail(GError **err, const char *path, const char *what, int errnum)
+{
+	fk_error_at(err, FK_ERROR_IO, path, 0, "%s: %s", what, g_strerror(errnum));
+}
+
+/* Parses a whole decimal descriptor number; false if s is not one. */
+static bool parse_fd(const char *s, int *fd)
+{
+	char *end;
+	long v;
+
+	if (!g_ascii_isdigit(*s))
+		return false;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v > INT_MAX)
+		return false;
+	*fd = (int)v;
+	return true;
+}
+
+/* Whether p names one of this process's open descriptors, and which. */
+static bool descriptor_path(const char *p, int *fd)
+{
+	char own[40];
+
+	if (strcmp(p, "/dev/stdout") == 0)
+		return *fd = 1, true;
+	if (strcmp(p, "/dev/stderr") == 0)
+		return *fd = 2, true;
+	snprintf(own, sizeof(own), "/proc/%ld/fd/", (long)getpid());
+	if (g_str_has_prefix(p, own))
+		return parse_fd(p + strlen(own), fd);
+	if (g_str_has_prefix(p, "/proc/self/fd/"))
+		return parse_fd(p + strlen("/proc/self/fd/"), fd);
+	if (g_str_has_prefix(p, "/proc/thread-self/fd/"))
+		return parse_fd(p + strlen("/proc/thread-self/fd/"), fd);
+	if (g_str_has_prefix(p, "/dev/fd/"))
+		return parse_fd(p + strlen("/dev/fd/"), fd);
+	return false;
+}
+
+static struct outfile *wrap(const char *path, int fd, char *final, char *tmp,
+			    GError **err)
+{
+	struct outfile *o;
+	FILE *f = fdopen(fd, "w");
+
+	if (!f) {
+		fail(err, path, "cannot open", errno);
+		close(fd);
+		if (tmp)
+			unlink(tmp);
+		g_free(final);
+		g_free(tmp);
+		return NULL;
+	}
+	o = g_new0(struct outfile, 1);
+	o->path = g_strdup(path);
+	o->final = final;
+	o->tmp = tmp;
+	o->f = f;
+	return o;
+}
+
+/* Opens p, a regular file or a device, to be written where it is. */
+static struct outfile *in_place(const char *path, const char *p, int flags, GError **err)
+{
+	int fd = open(p, O_WRONLY | O_NOCTTY | O_CLOEXEC | flags);
+
+	if (fd < 0) {
+		fail(err, path, "cannot open", errno);
+		return NULL;
+	}
+	return wrap(path, fd, NULL, NULL, err);
+}
+
+/*
+ * A temporary file next to p that will replace it; old is p's stat when p
+ * exists.  Where the result could not keep old's owner, or no file can be
+ * made next to it, p is written in place instead.
+ */
+static struct outfile *replace(const char *path, const char *p, const struct stat *old,
+			       GError **err)
+{
+	char *dir = g_path_get_dirname(p), *base = g_path_get_basename(p);
+	char *tmp = g_strdup_printf("%s/.%s.tmpXXXXXX", dir, base);
+	int fd, errnum;
+
+	g_free(dir);
+	g_free(base);
+	/* new files get 0666 less the umask, as any program's */
+	fd = g_mkstemp_full(tmp, O_WRONLY | O_CLOEXEC, old ? 0600 : 0666);
+	if (fd < 0) {
+		errnum = errno;
+		g_free(tmp);
+		if (old && (errnum == EACCES || errnum == EPERM || errnum == EROFS))
+			return in_place(path, p, O_TRUNC, err);
+		fail(err, path, "cannot create", errnum);
+		return NULL;
+	}
+	if (old && (fchmod(fd, old->st_mode & 07777) != 0 ||
+		    ((old->st_uid != geteuid() || old->st_gid != getegid()) &&
+		     fchown(fd, old->st_uid, old->st_gid) != 0))) {
+		close(fd);
+		unlink(tmp);
+		g_free(tmp);
+		return in_place(path, p, O_TRUNC, err);
+	}
+	return wrap(path, fd, g_strdup(p), tmp, err);
+}
+
+struct outfile *outfile_open(const char *path, GError **err)
+{
+	char *p = g_strdup(path);
+	struct outfile *o = NULL;
+	struct stat sb;
+	int fd;
+
+	for (int links = 0;; links++) {
+		if (descriptor_path(p, &fd)) {
+			int copy = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+			if (copy < 0)
+				fail(err, path, "cannot write to descriptor", errno);
+			else
+				o = wrap(path, copy, NULL, NULL, err);
+			break;
+		}
+		if (lstat(p, &sb) != 0) {
+			if (errno == ENOENT)
+				o = replace(path, p, NULL, err);
+			else
+				fail(err, path, "cannot create", errno);
+			break;
+		}
+		if (S_ISLNK(sb.st_mode)) {
+			GError *e = NULL;
+			char *to = g_file_read_link(p, &e), *next;
+
+			if (!to || links == MAX_LINKS) {
+				fail(err, path, "cannot follow the link", to ? ELOOP : EINVAL);
+				g_clear_error(&e);
+				g_free(to);
+				break;
+			}
+			if (g_path_is_absolute(to)) {
+				next = to;
+			} else {
+				char *dir = g_path_get_dirname(p);
+				next = g_build_filename(dir, to, NULL);
+				g_free(dir);
+				g_free(to);
+			}
+			g_free(p);
+			p = next;
+			continue;
+		}
+		if (S_ISDIR(sb.st_mode))
+			fail(err, path, "cannot write", EISDIR);
+		else if (S_ISREG(sb.st_mode))
+			o = replace(path, p, &sb, err);
+		else
+			o = in_place(path, p, 0, err);
+		break;
+	}
+	g_free(p);
+	return o;
+}
+
+FILE *outfile_stream(struct outfile *o)
+{
+	return o->f;
+}
+
+static void outfile_free(struct outfile *o)
+{
+	g_free(o->path);
+	g_free(o->final);
+	g_free(o->tmp);
+	g_free(o);
+}
+
+int outfile_commit(struct outfile *o, GError **err)
+{
+	int rc = 0;
+
+	errno = 0;
+	if (fflush(o->f) != 0 || ferror(o->f)) {
+		fail(err, o->path, "write error", errno ? errno : EIO);
+		rc = -1;
+	}
+	if (fclose(o->f) != 0 && rc == 0) {
+		fail(err, o->path, "write error", errno);
+		rc = -1;
+	}
+	if (o->tmp) {
+		if (rc == 0 && rename(o->tmp, o->final) != 0) {
+			fail(err, o->path, "cannot rename the new file into place", errno);
+			rc = -1;
+		}
+		if (rc != 0)
+			unlink(o->tmp);
+	}
+	outfile_free(o);
+	return rc;
+}
+
+void outfile_abort(struct outfile *o)
+{
+	if (!o)
+		return;
+	fclose(o->f);
+	if (o->tmp)
+		unlink(o->tmp);
+	outfile_free(o);
+}

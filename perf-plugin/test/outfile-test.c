@@ -1,0 +1,184 @@
+/*
+ * outfile-test - unit tests of how the plugin writes output= and split=
+ * files: a new file gets the umask, a replaced one keeps its mode and
+ * owner, a link is followed and never replaced, a link to a descriptor
+ * writes to that descriptor (appending if it appends), a directory is an
+ * error, and giving up leaves the old file as it was.  Built and run by
+ * test/scripts/plugin-unit.sh.
+ */
+#include "../outfile.c"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static int failures;
+
+#define CHECK(cond) do { \
+	if (!(cond)) { \
+		fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+		failures++; \
+	} \
+} while (0)
+
+static char *dir;
+
+static char *at(const char *name)
+{
+	return g_build_filename(dir, name, NULL);
+}
+
+/* writes text to path through outfile; 0 or -1 */
+static int put(const char *path, const char *text)
+{
+	GError *err = NULL;
+	struct outfile *o = outfile_open(path, &err);
+	int rc;
+
+	if (!o) {
+		fprintf(stderr, "outfile_open(%s): %s\n", path, err->message);
+		g_error_free(err);
+		return -1;
+	}
+	fputs(text, outfile_stream(o));
+	rc = outfile_commit(o, &err);
+	if (rc) {
+		fprintf(stderr, "outfile_commit(%s): %s\n", path, err->message);
+		g_error_free(err);
+	}
+	return rc;
+}
+
+static void check_text(const char *path, const char *want)
+{
+	char *got = NULL;
+
+	if (!g_file_get_contents(path, &got, NULL, NULL) || strcmp(got, want) != 0) {
+		fprintf(stderr, "%s holds '%s', want '%s'\n", path, got ? got : "(nothing)", want);
+		failures++;
+	}
+	g_free(got);
+}
+
+/* only the files named are left in dir: no temporary file */
+static void check_only(const char *const *names)
+{
+	GDir *d = g_dir_open(dir, 0, NULL);
+	const char *e;
+
+	while (d && (e = g_dir_read_name(d))) {
+		bool known = false;
+		for (const char *const *n = names; *n; n++)
+			known |= strcmp(*n, e) == 0;
+		if (!known) {
+			fprintf(stderr, "unexpected file %s\n", e);
+			failures++;
+		}
+	}
+	if (d)
+		g_dir_close(d);
+}
+
+int main(void)
+{
+	char tmpl[] = "/tmp/outfile-test-XXXXXX";
+	char *p, *q, *link, *cmd;
+	struct stat sb;
+	GError *err = NULL;
+	struct outfile *o;
+	int fd;
+	char fdpath[64];
+
+	dir = g_mkdtemp(tmpl);
+	CHECK(dir != NULL);
+
+	/* a new file: 0666 less the umask */
+	umask(027);
+	p = at("new.folded");
+	CHECK(put(p, "a 1\n") == 0);
+	check_text(p, "a 1\n");
+	CHECK(stat(p, &sb) == 0 && (sb.st_mode & 07777) == 0640);
+
+	/* an existing file keeps its mode, and its owner (when root) */
+	CHECK(chmod(p, 0604) == 0);
+	if (geteuid() == 0)
+		CHECK(chown(p, 65534, 65534) == 0);
+	CHECK(put(p, "b 2\n") == 0);
+	check_text(p, "b 2\n");
+	CHECK(stat(p, &sb) == 0 && (sb.st_mode & 07777) == 0604);
+	if (geteuid() == 0)
+		CHECK(sb.st_uid == 65534 && sb.st_gid == 65534);
+
+	/* giving up leaves it as it was, and no temporary file */
+	o = outfile_open(p, &err);
+	CHECK(o != NULL);
+	if (o) {
+		fputs("partial", outfile_stream(o));
+		outfile_abort(o);
+	}
+	check_text(p, "b 2\n");
+	check_only((const char *const[]){ "new.folded", NULL });
+
+	/* a link: the file it names is replaced, the link stays */
+	link = at("link.folded");
+	CHECK(symlink("new.folded", link) == 0);
+	CHECK(put(link, "c 3\n") == 0);
+	CHECK(lstat(link, &sb) == 0 && S_ISLNK(sb.st_mode));
+	check_text(p, "c 3\n");
+	g_free(link);
+	/* a dangling link: the file it names is made */
+	link = at("dangling.folded");
+	q = at("made.folded");
+	CHECK(symlink(q, link) == 0);
+	CHECK(put(link, "d 4\n") == 0);
+	CHECK(lstat(link, &sb) == 0 && S_ISLNK(sb.st_mode));
+	check_text(q, "d 4\n");
+	g_free(link);
+	g_free(q);
+
+	/* a link to a descriptor (as /dev/stdout is) writes to it, appending
+	 * where it appends; the link stays */
+	q = at("appended");
+	CHECK(g_file_set_contents(q, "old\n", -1, NULL));
+	fd = open(q, O_WRONLY | O_APPEND);
+	CHECK(fd >= 0);
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
+	link = at("stdout-like");
+	CHECK(symlink(fdpath, link) == 0);
+	CHECK(put(link, "e 5\n") == 0);
+	CHECK(put(fdpath, "f 6\n") == 0);
+	CHECK(lstat(link, &sb) == 0 && S_ISLNK(sb.st_mode));
+	check_text(q, "old\ne 5\nf 6\n");
+	close(fd);
+	g_free(link);
+	g_free(q);
+	/* a closed descriptor is an error */
+	CHECK(outfile_open(fdpath, &err) == NULL);
+	CHECK(err && strstr(err->message, "cannot write to descriptor: Bad file descriptor"));
+	g_clear_error(&err);
+
+	/* a directory is an error; so is a loop of links */
+	CHECK(outfile_open(dir, &err) == NULL);
+	CHECK(err && strstr(err->message, "Is a directory"));
+	g_clear_error(&err);
+	link = at("loop");
+	CHECK(symlink("loop", link) == 0);
+	CHECK(outfile_open(link, &err) == NULL);
+	CHECK(err && strstr(err->message, "cannot follow the link"));
+	g_clear_error(&err);
+	g_free(link);
+
+	/* a device is written in place, never replaced */
+	CHECK(put("/dev/null", "g 7\n") == 0);
+	CHECK(stat("/dev/null", &sb) == 0 && S_ISCHR(sb.st_mode));
+
+	g_free(p);
+	cmd = g_strdup_printf("rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		failures++;
+	g_free(cmd);
+	if (failures)
+		fprintf(stderr, "outfile-test: %d checks failed\n", failures);
+	else
+		printf("outfile-test: all checks passed\n");
+	return failures ? 1 : 0;
+}
