@@ -45,7 +45,8 @@ $(FUZZ_DIR)/obj/gen/%.o: build/gen/%.c build/gen/%.h
 # sources, compiled into the target) and FUZZ_LIBS_NAME (link flags).
 -include $(filter-out fuzz/fuzz.mk,$(wildcard fuzz/*.mk))
 
-$(FUZZ_DIR)/%: fuzz/%.c fuzz/fuzz.h $(FUZZ_LIB_OBJ) $(wildcard fuzz/*.mk)
+# (the plugin's sources too: FUZZ_SRC_NAME cannot be named here)
+$(FUZZ_DIR)/%: fuzz/%.c fuzz/fuzz.h $(FUZZ_LIB_OBJ) $(wildcard fuzz/*.mk perf-plugin/*.[ch])
 	@mkdir -p $(@D)
 	$(Q_LD)$(FUZZ_CC) $(CPPFLAGS) -Ifuzz $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< \
 		$(FUZZ_SRC_$*) $(FUZZ_LIB_OBJ) $(LIBS) $(FUZZ_LIBS_$*)

@@ -1,0 +1,98 @@
+/*
+ * fuzz/perfdata.c - the perf plugin's perf.data reader
+ * (perf-plugin/perfdata.c) on any bytes: the file header, the records of
+ * the data section (or of a pipe file), the feature table, and what the
+ * records say about processes.
+ *
+ * Input: the file, as is.  Checked: an unreadable file is an error naming
+ * it, never a half-made result; damage is described naming the file and
+ * makes no claim past it; a file read whole stays whole when read again
+ * (the same damage, names and times); a whole file cut inside its data
+ * section is cut short; every name is a C string of at most 15 bytes (a
+ * thread's) or an executable's file name (no '/'), for the pids the
+ * records mention and for pids they do not.
+ */
+#include "fuzz.h"
+
+#include "perfdata.h"
+
+#include <fcntl.h>
+#include <glib.h>
+
+static struct perfdata *read_path(const char *path, GError **err)
+{
+	int fd = open(path, O_RDONLY);
+	struct perfdata *pd;
+
+	FUZZ_CHECK(fd >= 0, "cannot open %s", path);
+	pd = perfdata_read(fd, "fuzz.data", err);
+	close(fd);
+	return pd;
+}
+
+static void check_names(const struct perfdata *pd, const uint8_t *data, size_t size)
+{
+	/* pids the input holds in its records (any 4 aligned bytes) and a few others */
+	for (size_t i = 0; i + 4 <= size && i < 4096; i += 4) {
+		int pid;
+		bool exe;
+		const char *name;
+
+		memcpy(&pid, data + i, 4);
+		name = perfdata_process_name(pd, i < 16 ? (int)i - 8 : pid, &exe);
+		if (!name)
+			continue;
+		FUZZ_CHECK(exe ? !strchr(name, '/') && *name : strlen(name) <= 16,
+			   "pid %d named '%s'%s", pid, name, exe ? " (exe)" : "");
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	GError *err = NULL;
+	struct perfdata *pd, *again;
+	uint64_t first, last, first2, last2, lost, lost_samples;
+	const char *damage;
+
+	pd = read_path(fuzz_file(data, size), &err);
+	if (!pd) {
+		FUZZ_CHECK(err && g_str_has_prefix(err->message, "fuzz.data: "),
+			   "no result, and no error naming the file");
+		g_error_free(err);
+		return 0;
+	}
+	FUZZ_CHECK(!err, "a result and an error");
+	damage = perfdata_damage(pd);
+	FUZZ_CHECK(!damage || g_str_has_prefix(damage, "fuzz.data: "), "damage '%s'", damage);
+	check_names(pd, data, size);
+	perfdata_lost(pd, &lost, &lost_samples);
+
+	/* the same bytes read again give the same */
+	again = read_path(fuzz_file(data, size), &err);
+	FUZZ_CHECK(again, "read once, not twice");
+	FUZZ_CHECK(g_strcmp0(damage, perfdata_damage(again)) == 0, "damage differs");
+	FUZZ_CHECK(perfdata_sample_times(pd, &first, &last) ==
+		   perfdata_sample_times(again, &first2, &last2) &&
+		   first == first2 && last == last2, "sample times differ");
+	perfdata_free(again);
+
+	/* a whole file cut inside its data section is cut short */
+	if (!damage && !perfdata_is_pipe(pd) && size >= 104) {
+		uint64_t off, len, cut;
+
+		memcpy(&off, data + 40, 8);
+		memcpy(&len, data + 48, 8);
+		cut = off + len / 2;
+		if (len && cut < size) {
+			again = read_path(fuzz_file(data, (size_t)cut), &err);
+			FUZZ_CHECK(again && perfdata_damage(again) &&
+				   strstr(perfdata_damage(again), "cut short"),
+				   "cut at byte %lu of a whole file, read as '%s'", (unsigned long)cut,
+				   again && perfdata_damage(again) ? perfdata_damage(again) : "whole");
+			perfdata_free(again);
+			g_clear_error(&err);
+		}
+	}
+	perfdata_free(pd);
+	return 0;
+}

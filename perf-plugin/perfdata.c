@@ -1,0 +1,453 @@
+#include "perfdata.h"
+
+#include "core/error.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAGIC 0x32454c4946524550ULL	/* "PERFILE2" */
+#define FILE_HEADER 104			/* sizeof(struct perf_file_header) */
+#define PIPE_HEADER 16			/* sizeof(struct perf_pipe_file_header) */
+#define FEATURE_SAMPLE_TIME 21		/* HEADER_SAMPLE_TIME */
+#define BLOCK (1u << 20)		/* > the largest record, 64 KiB */
+
+/* record types: the kernel's (linux/perf_event.h) and perf's own */
+enum {
+	REC_MMAP = 1,
+	REC_LOST = 2,
+	REC_COMM = 3,
+	REC_FORK = 7,
+	REC_MMAP2 = 10,
+	REC_LOST_SAMPLES = 13,
+	REC_TRACING_DATA = 66,	/* followed by the tracing data (pipe files) */
+	REC_AUXTRACE = 71,	/* followed by the trace */
+	REC_COMPRESSED = 81,
+};
+#define MISC_EXEC (1 << 13)	/* COMM: at exec; MMAP: a data mapping */
+#define PROT_X 4
+
+/*
+ * perf writes each CPU's records in order, but one CPU's after another's
+ * within a round: a child's own records (its COMM at exec, its mappings)
+ * can come before the FORK its parent's CPU wrote.  A thread's own record
+ * always happened after its creation, so what a FORK passes on never
+ * replaces what the thread's own records said.
+ */
+struct proc {
+	const char *main;	/* the main thread's latest name */
+	const char *exe;	/* first executable mapping since exec */
+	bool main_own, exe_own;	/* set by the process's own records */
+};
+
+struct thread {
+	const char *name;
+	bool own;		/* from its own COMM, not inherited */
+};
+
+struct perfdata {
+	char *name;
+	char *damage;
+	uint64_t first_time, last_time;
+	uint64_t lost, lost_samples;
+	bool compressed, pipe;
+	GStringChunk *strings;
+	GHashTable *threads;	/* tid -> struct thread */
+	GHashTable *procs;	/* pid -> struct proc */
+};
+
+struct reader {
+	int fd;
+	uint64_t size;		/* of the file */
+	uint8_t *buf;
+	uint64_t start;		/* file offset of buf[0] */
+	size_t len;
+	int error;		/* errno of a failed read */
+};
+
+/* [off, off + n) of the file, n <= BLOCK, or NULL if past the end */
+static const uint8_t *get(struct reader *r, uint64_t off, size_t n)
+{
+	size_t want;
+
+	if (off >= r->start && off - r->start <= r->len && n <= r->len - (off - r->start))
+		return r->buf + (off - r->start);
+	if (off > r->size || n > r->size - off)
+		return NULL;
+	want = r->size - off < BLOCK ? (size_t)(r->size - off) : BLOCK;
+	r->start = off;
+	r->len = 0;
+	while (r->len < want) {
+		ssize_t got = pread(r->fd, r->buf + r->len, want - r->len, (off_t)(off + r->len));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			/* the file shrank under us, or an I/O error */
+			r->error = got < 0 ? errno : EIO;
+			r->len = 0;
+			return NULL;
+		}
+		r->len += (size_t)got;
+	}
+	return r->buf;
+}
+
+static uint64_t u64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static uint32_t u32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static struct proc *proc_of(struct perfdata *pd, int pid)
+{
+	struct proc *p = g_hash_table_lookup(pd->procs, GINT_TO_POINTER(pid));
+
+	if (!p) {
+		p = g_new0(struct proc, 1);
+		g_hash_table_insert(pd->procs, GINT_TO_POINTER(pid), p);
+	}
+	return p;
+}
+
+/* a NUL-terminated string within p[0..n), or its first n bytes */
+static const char *keep(struct perfdata *pd, const uint8_t *p, size_t n)
+{
+	return g_string_chunk_insert_len(pd->strings, (const char *)p,
+					 (gssize)strnlen((const char *)p, n));
+}
+
+static struct thread *thread_of(struct perfdata *pd, int tid)
+{
+	struct thread *t = g_hash_table_lookup(pd->threads, GINT_TO_POINTER(tid));
+
+	if (!t) {
+		t = g_new0(struct thread, 1);
+		g_hash_table_insert(pd->threads, GINT_TO_POINTER(tid), t);
+	}
+	return t;
+}
+
+static void on_comm(struct perfdata *pd, const uint8_t *p, size_t n, unsigned misc)
+{
+	int pid = (int)u32(p), tid = (int)u32(p + 4);
+	/* comm[16] at most (TASK_COMM_LEN), padded; sample_id fields follow */
+	const char *name = keep(pd, p + 8, MIN(n - 8, 16));
+	struct thread *t = thread_of(pd, tid);
+
+	t->name = name;
+	t->own = true;
+	if (pid == tid) {
+		struct proc *pr = proc_of(pd, pid);
+		pr->main = name;
+		pr->main_own = true;
+		if (misc & MISC_EXEC) {
+			/* a new program: its mappings follow */
+			pr->exe = NULL;
+			pr->exe_own = true;
+		}
+	}
+}
+
+static void on_fork(struct perfdata *pd, const uint8_t *p)
+{
+	int pid = (int)u32(p), ppid = (int)u32(p + 4), tid = (int)u32(p + 8);
+	int ptid = (int)u32(p + 12);
+	struct thread *parent = g_hash_table_lookup(pd->threads, GINT_TO_POINTER(ptid));
+	const char *name = parent ? parent->name : NULL;
+	struct thread *t = thread_of(pd, tid);
+
+	if (!t->own)
+		t->name = name;
+	if (pid == tid && pid != ppid) {
+		/* a new process: its parent's name and address space */
+		struct proc *pp = g_hash_table_lookup(pd->procs, GINT_TO_POINTER(ppid));
+		struct proc *pr = proc_of(pd, pid);
+		if (!pr->main_own)
+			pr->main = name;
+		if (!pr->exe_own)
+			pr->exe = pp ? pp->exe : NULL;
+	}
+}
+
+static void on_mmap(struct perfdata *pd, const uint8_t *p, size_t n, size_t name_at,
+		    bool exec)
+{
+	int pid = (int)u32(p);
+	const char *file, *base;
+	struct proc *pr;
+
+	if (!exec || n <= name_at || p[name_at] != '/' || pid <= 0)
+		return;
+	pr = proc_of(pd, pid);
+	pr->exe_own = true;
+	if (pr->exe)
+		return;
+	file = keep(pd, p + name_at, n - name_at);
+	base = strrchr(file, '/') + 1;
+	if (*base)
+		pr->exe = base;
+}
+
+static void set_damage(struct perfdata *pd, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+static void set_damage(struct perfdata *pd, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	if (pd->damage)
+		return;
+	va_start(ap, fmt);
+	msg = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	pd->damage = g_strdup_printf("%s: %s", pd->name, msg);
+	g_free(msg);
+}
+
+/* The least payload (after the 8-byte header) each record read needs. */
+static size_t min_payload(uint32_t type)
+{
+	switch (type) {
+	case REC_MMAP:		return 32;	/* pid tid addr len pgoff */
+	case REC_MMAP2:		return 64;	/* ... maj min ino gen prot flags */
+	case REC_LOST:		return 16;	/* id lost */
+	case REC_COMM:		return 8;	/* pid tid */
+	case REC_FORK:		return 16;	/* pid ppid tid ptid */
+	case REC_LOST_SAMPLES:	return 8;
+	case REC_TRACING_DATA:	return 4;
+	case REC_AUXTRACE:	return 8;
+	default:		return 0;
+	}
+}
+
+/* Walks the records in [off, end): names, losses, and whether all are whole. */
+static void walk(struct perfdata *pd, struct reader *r, uint64_t off, uint64_t end)
+{
+	while (off < end) {
+		const uint8_t *h = end - off >= 8 ? get(r, off, 8) : NULL;
+		uint32_t type;
+		unsigned misc, size;
+		uint64_t extra = 0;
+		const uint8_t *p;
+
+		if (!h) {
+			if (!r->error)
+				set_damage(pd, "byte %" G_GUINT64_FORMAT ": a record cut short "
+					   "(the data ends at byte %" G_GUINT64_FORMAT ")", off, end);
+			return;
+		}
+		type = u32(h);
+		misc = h[4] | h[5] << 8;
+		size = h[6] | h[7] << 8;
+		if (type == 0) {
+			/* no record has type 0; perf skips it as unknown, and with
+			 * it whatever it was */
+			set_damage(pd, "byte %" G_GUINT64_FORMAT ": a record of type 0", off);
+			return;
+		}
+		if (size < 8 + min_payload(type)) {
+			set_damage(pd, "byte %" G_GUINT64_FORMAT ": a record of type %u and "
+				   "%u bytes, too short", off, type, size);
+			return;
+		}
+		if (size > end - off) {
+			set_damage(pd, "byte %" G_GUINT64_FORMAT ": a record of %u bytes runs "
+				   "past the end of the data at byte %" G_GUINT64_FORMAT,
+				   off, size, end);
+			return;
+		}
+		if (!(p = get(r, off, size)))
+			return;
+		p += 8;
+		switch (type) {
+		case REC_COMM:
+			on_comm(pd, p, size - 8, misc);
+			break;
+		case REC_FORK:
+			on_fork(pd, p);
+			break;
+		case REC_MMAP:
+			on_mmap(pd, p, size - 8, 32, !(misc & MISC_EXEC));
+			break;
+		case REC_MMAP2:
+			on_mmap(pd, p, size - 8, 64, (u32(p + 56) & PROT_X) && !(misc & MISC_EXEC));
+			break;
+		case REC_LOST:
+			pd->lost += u64(p + 8);
+			break;
+		case REC_LOST_SAMPLES:
+			pd->lost_samples += u64(p);
+			break;
+		case REC_COMPRESSED:
+			pd->compressed = true;
+			break;
+		case REC_TRACING_DATA:
+			extra = u32(p);
+			break;
+		case REC_AUXTRACE:
+			extra = u64(p);
+			break;
+		}
+		if (extra > end - off - size) {
+			set_damage(pd, "byte %" G_GUINT64_FORMAT ": a record's %" G_GUINT64_FORMAT
+				   " bytes of trace run past the end of the data at byte %"
+				   G_GUINT64_FORMAT, off, extra, end);
+			return;
+		}
+		off += size + extra;
+	}
+}
+
+/* HEADER_SAMPLE_TIME, if the header lists it and its section is there. */
+static void read_sample_time(struct perfdata *pd, struct reader *r, const uint8_t *bits,
+			     uint64_t table)
+{
+	unsigned idx = 0;
+	const uint8_t *e, *t;
+
+	if (!(bits[FEATURE_SAMPLE_TIME / 8] >> (FEATURE_SAMPLE_TIME % 8) & 1))
+		return;
+	for (unsigned b = 0; b < FEATURE_SAMPLE_TIME; b++)
+		idx += bits[b / 8] >> (b % 8) & 1;
+	if (table > UINT64_MAX - 16 * (uint64_t)(idx + 1) ||
+	    !(e = get(r, table + 16 * (uint64_t)idx, 16)) || u64(e + 8) < 16 ||
+	    !(t = get(r, u64(e), 16)))
+		return;
+	pd->first_time = u64(t);
+	pd->last_time = u64(t + 8);
+}
+
+struct perfdata *perfdata_read(int fd, const char *name, GError **err)
+{
+	struct perfdata *pd;
+	struct reader r = { .fd = fd };
+	struct stat sb;
+	const uint8_t *h;
+	uint8_t bits[32];
+	uint64_t magic, hsize, data_off, data_size;
+
+	if (fstat(fd, &sb) != 0) {
+		fk_error_at(err, FK_ERROR_IO, name, 0, "cannot read: %s", g_strerror(errno));
+		return NULL;
+	}
+	r.size = S_ISREG(sb.st_mode) ? (uint64_t)sb.st_size : 0;
+	r.buf = g_malloc(BLOCK);
+	if (!(h = get(&r, 0, PIPE_HEADER))) {
+		fk_error_at(err, r.error ? FK_ERROR_IO : FK_ERROR_TRUNCATED, name, 0, "%s",
+			    r.error ? g_strerror(r.error) : "not a perf.data file: too short");
+		g_free(r.buf);
+		return NULL;
+	}
+	magic = u64(h);
+	hsize = u64(h + 8);
+	if (magic != MAGIC) {
+		fk_error_at(err, FK_ERROR_PARSE, name, 0, "%s",
+			    magic == GUINT64_SWAP_LE_BE(MAGIC)
+			    ? "a perf.data file of the other byte order"
+			    : "not a perf.data file (no PERFILE2 magic)");
+		g_free(r.buf);
+		return NULL;
+	}
+	if (hsize != PIPE_HEADER && (hsize != FILE_HEADER || !(h = get(&r, 0, FILE_HEADER)))) {
+		fk_error_at(err, FK_ERROR_PARSE, name, 0,
+			    "perf.data header of %" G_GUINT64_FORMAT " bytes: unknown layout", hsize);
+		g_free(r.buf);
+		return NULL;
+	}
+	pd = g_new0(struct perfdata, 1);
+	pd->name = g_strdup(name);
+	pd->strings = g_string_chunk_new(1 << 12);
+	pd->threads = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+	pd->procs = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+	if (hsize == PIPE_HEADER) {
+		/* records up to the end; a cut shows as a last record cut short */
+		pd->pipe = true;
+		walk(pd, &r, PIPE_HEADER, r.size);
+		goto out;
+	}
+	data_off = u64(h + 40);
+	data_size = u64(h + 48);
+	memcpy(bits, h + 72, sizeof(bits));
+	if (data_off < FILE_HEADER || data_off > UINT64_MAX - data_size) {
+		set_damage(pd, "corrupt header: data section at byte %" G_GUINT64_FORMAT
+			   " of %" G_GUINT64_FORMAT " bytes", data_off, data_size);
+	} else if (data_size == 0) {
+		set_damage(pd, "not finished: its header gives no size for the samples "
+			   "(was perf record killed?)");
+	} else if (data_off + data_size > r.size) {
+		set_damage(pd, "cut short: its header says the samples end at byte %"
+			   G_GUINT64_FORMAT ", the file has %" G_GUINT64_FORMAT " bytes",
+			   data_off + data_size, r.size);
+	} else {
+		walk(pd, &r, data_off, data_off + data_size);
+		read_sample_time(pd, &r, bits, data_off + data_size);
+	}
+out:
+	if (r.error && !pd->damage)
+		set_damage(pd, "read error: %s", g_strerror(r.error));
+	g_free(r.buf);
+	return pd;
+}
+
+void perfdata_free(struct perfdata *pd)
+{
+	if (!pd)
+		return;
+	g_free(pd->name);
+	g_free(pd->damage);
+	g_string_chunk_free(pd->strings);
+	g_hash_table_destroy(pd->threads);
+	g_hash_table_destroy(pd->procs);
+	g_free(pd);
+}
+
+const char *perfdata_damage(const struct perfdata *pd)
+{
+	return pd->damage;
+}
+
+bool perfdata_sample_times(const struct perfdata *pd, uint64_t *first, uint64_t *last)
+{
+	*first = pd->first_time;
+	*last = pd->last_time;
+	return pd->last_time != 0;
+}
+
+void perfdata_lost(const struct perfdata *pd, uint64_t *events, uint64_t *samples)
+{
+	*events = pd->lost;
+	*samples = pd->lost_samples;
+}
+
+bool perfdata_compressed(const struct perfdata *pd)
+{
+	return pd->compressed;
+}
+
+bool perfdata_is_pipe(const struct perfdata *pd)
+{
+	return pd->pipe;
+}
+
+const char *perfdata_process_name(const struct perfdata *pd, int pid, bool *from_exe)
+{
+	const struct proc *pr = g_hash_table_lookup(pd->procs, GINT_TO_POINTER(pid));
+
+	*from_exe = false;
+	if (!pr)
+		return NULL;
+	if (pr->main && *pr->main)
+		return pr->main;
+	*from_exe = pr->exe != NULL;
+	return pr->exe;
+}

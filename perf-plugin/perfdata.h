@@ -1,0 +1,95 @@
+/*
+ * perfdata.h - what the plugin reads from the perf.data file itself, next
+ * to the samples perf hands it: whether the file is whole, the time of its
+ * last sample, how many events perf lost while recording, and what each
+ * process is called.
+ *
+ *	GError *err = NULL;
+ *	struct perfdata *pd = perfdata_read(fd, "perf.data", &err);
+ *	if (!pd)
+ *		...not a perf.data file this code can read: err says why...
+ *	else if (perfdata_damage(pd))
+ *		...cut short or corrupt: perf would stop part-way...
+ *	bool from_exe;
+ *	const char *name = perfdata_process_name(pd, 4242, &from_exe);
+ *	perfdata_free(pd);
+ *
+ * The layout (perf's Documentation/perf.data-file-format.txt): a header
+ * (the magic "PERFILE2", the offset and size of the data section, a bitmap
+ * of the feature sections), the data section, a run of records each with
+ * an 8-byte header (u32 type, u16 misc, u16 size), then the feature
+ * sections, found through a table of {offset, size} just after the data.
+ * A file written to a pipe (perf record -o -) has a 16-byte header and
+ * records up to its end.  Only files in this machine's byte order are read
+ * (perf record writes its own machine's).
+ *
+ * Whole means: the file is as long as its header says the data section is;
+ * that size is not 0 (perf record writes it when it finishes); and the
+ * section is a run of whole records, each at least 8 bytes (more for the
+ * kinds read here), none running past its end, none of type 0.  perf stops
+ * with "failed to process type" at the first record that is not, after
+ * handing over part of the samples (or skips a record of type 0).
+ *
+ * Names: a process is named after its main thread (pid == tid), under the
+ * thread's last name in the recording (PERF_RECORD_COMM, inherited through
+ * PERF_RECORD_FORK); failing that, after the file of its first executable
+ * mapping since its last exec (PERF_RECORD_MMAP, MMAP2), with *from_exe
+ * set.  What a FORK passes on never replaces what the thread's own records
+ * say, wherever they are in the file (perf writes one CPU's records after
+ * another's, so a child's can come first).  A pid reused within the
+ * recording keeps the first process's name unless the second one names
+ * itself.  Records compressed by perf record -z cannot be read here
+ * (perfdata_compressed()): no names then.
+ *
+ * The file is read through its own descriptor in blocks (pread, so the
+ * caller's offset is untouched); memory grows with the number of threads
+ * and processes in the recording, never with its size.  Every name is
+ * what the profiled programs chose: escape it before showing it.
+ */
+#ifndef FOLDKIT_PLUGIN_PERFDATA_H
+#define FOLDKIT_PLUGIN_PERFDATA_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct perfdata;
+
+/*
+ * Reads the perf.data file open on fd (name is what messages call it).
+ * NULL with *err set when it is not a perf.data file in this machine's
+ * byte order or cannot be read; the caller keeps fd.  Free the result with
+ * perfdata_free().
+ */
+struct perfdata *perfdata_read(int fd, const char *name, GError **err);
+void perfdata_free(struct perfdata *pd);
+
+/*
+ * NULL when the file is whole, else what is wrong with it, naming the file
+ * and the byte ("x.data: cut short: ..."); owned by pd.
+ */
+const char *perfdata_damage(const struct perfdata *pd);
+
+/*
+ * The times of the first and last samples as perf record noted them (the
+ * HEADER_SAMPLE_TIME feature); false when the file does not say (perf
+ * record -B, a pipe, a cut feature section).
+ */
+bool perfdata_sample_times(const struct perfdata *pd, uint64_t *first, uint64_t *last);
+
+/* Events lost while recording (PERF_RECORD_LOST) and lost samples. */
+void perfdata_lost(const struct perfdata *pd, uint64_t *events, uint64_t *samples);
+
+/* True if the file holds records compressed by perf record -z. */
+bool perfdata_compressed(const struct perfdata *pd);
+
+/* True if the file is in perf's pipe format (no header sizes). */
+bool perfdata_is_pipe(const struct perfdata *pd);
+
+/*
+ * The name of process pid as above, or NULL; owned by pd.  *from_exe is
+ * set when it is the executable's file name rather than a thread's.
+ */
+const char *perfdata_process_name(const struct perfdata *pd, int pid, bool *from_exe);
+
+#endif

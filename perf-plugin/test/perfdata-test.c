@@ -1,0 +1,294 @@
+/*
+ * perfdata-test - unit tests of the plugin's perf.data reader on files
+ * built here record by record: process names (main thread, fork, exec,
+ * executable), lost events, the sample times, and every kind of damage
+ * (cut short, unfinished, a record too short or too long, a cut pipe
+ * file).  Built and run by test/scripts/plugin-unit.sh.
+ */
+#include "../perfdata.c"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int failures;
+
+#define CHECK(cond) do { \
+	if (!(cond)) { \
+		fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+		failures++; \
+	} \
+} while (0)
+
+static void put64(GByteArray *b, uint64_t v) { g_byte_array_append(b, (guint8 *)&v, 8); }
+static void put32(GByteArray *b, uint32_t v) { g_byte_array_append(b, (guint8 *)&v, 4); }
+
+static void set64(GByteArray *b, size_t at, uint64_t v) { memcpy(b->data + at, &v, 8); }
+
+/* a record: header, payload, padded to 8 bytes */
+static void record(GByteArray *b, uint32_t type, uint16_t misc, const void *payload, size_t n)
+{
+	uint16_t size = (uint16_t)(8 + (n + 7) / 8 * 8);
+	static const guint8 zero[8];
+
+	put32(b, type);
+	g_byte_array_append(b, (guint8 *)&misc, 2);
+	g_byte_array_append(b, (guint8 *)&size, 2);
+	g_byte_array_append(b, payload, (guint)n);
+	g_byte_array_append(b, zero, (guint)(size - 8 - n));
+}
+
+static void comm(GByteArray *b, uint32_t pid, uint32_t tid, const char *name, bool exec)
+{
+	guint8 p[8 + 16] = { 0 };
+
+	memcpy(p, &pid, 4);
+	memcpy(p + 4, &tid, 4);
+	memcpy(p + 8, name, strlen(name) + 1);
+	record(b, REC_COMM, exec ? MISC_EXEC : 0, p, 8 + strlen(name) + 1);
+}
+
+static void fork_(GByteArray *b, uint32_t pid, uint32_t ppid, uint32_t tid, uint32_t ptid)
+{
+	uint32_t p[6] = { pid, ppid, tid, ptid, 0, 0 };
+
+	record(b, REC_FORK, 0, p, sizeof(p));
+}
+
+static void mmap2(GByteArray *b, uint32_t pid, const char *file, uint32_t prot)
+{
+	guint8 p[64 + 64] = { 0 };
+
+	memcpy(p, &pid, 4);
+	memcpy(p + 4, &pid, 4);
+	memcpy(p + 56, &prot, 4);
+	memcpy(p + 64, file, strlen(file) + 1);
+	record(b, REC_MMAP2, 0, p, 64 + strlen(file) + 1);
+}
+
+/* A file header for data at [104, 104 + size), features after it. */
+static GByteArray *file_header(void)
+{
+	GByteArray *b = g_byte_array_new();
+
+	g_byte_array_append(b, (const guint8 *)"PERFILE2", 8);
+	put64(b, 104);
+	for (int i = 0; i < 11; i++)
+		put64(b, 0);
+	return b;
+}
+
+/* Sets the data section to end here; adds features 3 and 21 (sample time). */
+static void finish(GByteArray *b, uint64_t first, uint64_t last)
+{
+	uint64_t end = b->len, bits = 1ULL << 3 | 1ULL << 21;
+
+	set64(b, 40, 104);
+	set64(b, 48, end - 104);
+	set64(b, 72, bits);
+	/* the feature table: {offset, size} for bit 3, then bit 21 */
+	put64(b, end + 32);
+	put64(b, 4);
+	put64(b, end + 36);
+	put64(b, 16);
+	put32(b, 0xdeadbeef);	/* feature 3's 4 bytes */
+	put64(b, first);
+	put64(b, last);
+}
+
+static char *tmpdir;
+
+static struct perfdata *read_bytes(GByteArray *b, GError **err)
+{
+	char *path = g_build_filename(tmpdir, "x.data", NULL);
+	struct perfdata *pd;
+	int fd;
+
+	CHECK(g_file_set_contents(path, (const char *)b->data, b->len, NULL));
+	fd = open(path, O_RDONLY);
+	CHECK(fd >= 0);
+	pd = perfdata_read(fd, "x.data", err);
+	close(fd);
+	g_free(path);
+	return pd;
+}
+
+static void expect_damage(GByteArray *b, const char *want)
+{
+	GError *err = NULL;
+	struct perfdata *pd = read_bytes(b, &err);
+
+	CHECK(pd != NULL);
+	if (pd && (!perfdata_damage(pd) || !strstr(perfdata_damage(pd), want))) {
+		fprintf(stderr, "damage '%s', want '%s'\n",
+			perfdata_damage(pd) ? perfdata_damage(pd) : "(none)", want);
+		failures++;
+	}
+	perfdata_free(pd);
+	g_clear_error(&err);
+}
+
+static void check_name(struct perfdata *pd, int pid, const char *want, bool want_exe)
+{
+	bool exe = false;
+	const char *got = perfdata_process_name(pd, pid, &exe);
+
+	if (g_strcmp0(got, want) != 0 || exe != want_exe) {
+		fprintf(stderr, "process %d: name '%s'%s, want '%s'%s\n", pid, got ? got : "(none)",
+			exe ? " (exe)" : "", want ? want : "(none)", want_exe ? " (exe)" : "");
+		failures++;
+	}
+}
+
+int main(void)
+{
+	GByteArray *b = file_header(), *c;
+	struct perfdata *pd;
+	GError *err = NULL;
+	uint64_t first, last, lost, lost_samples;
+	char tmpl[] = "/tmp/perfdata-test-XXXXXX";
+	char *cmd;
+	guint8 aux[40] = { 0 };
+
+	tmpdir = g_mkdtemp(tmpl);
+	CHECK(tmpdir != NULL);
+
+	/* a server whose worker forks a child that execs; a process known
+	 * only by its mappings and a worker thread */
+	comm(b, 10, 10, "server", false);
+	comm(b, 10, 11, "worker-1", false);
+	mmap2(b, 10, "/usr/lib/x86_64-linux-gnu/libc.so.6", 5);
+	fork_(b, 20, 10, 20, 11);
+	comm(b, 20, 20, "child", true);
+	mmap2(b, 20, "/opt/x/data.bin", 1);		/* not executable */
+	mmap2(b, 20, "[vdso]", 5);			/* not a file */
+	mmap2(b, 20, "/opt/x/childexe", 5);
+	mmap2(b, 30, "/bin/thing", 5);
+	comm(b, 30, 31, "thing-worker", false);
+	comm(b, 10, 10, "server-renamed", false);
+	record(b, REC_LOST, 0, (uint64_t[]){ 1, 5 }, 16);
+	record(b, REC_LOST_SAMPLES, 0, (uint64_t[]){ 7 }, 8);
+	/* a trace record: 24 bytes of trace follow it, skipped */
+	memcpy(aux, &(uint64_t){ 24 }, 8);
+	record(b, REC_AUXTRACE, 0, aux, 40);
+	g_byte_array_append(b, (const guint8 *)"TRACE-TRACE-TRACE-TRACE-", 24);
+	comm(b, 40, 40, "after-trace", false);
+	finish(b, 1000, 2000);
+
+	pd = read_bytes(b, &err);
+	CHECK(pd && !perfdata_damage(pd));
+	if (pd && perfdata_damage(pd))
+		fprintf(stderr, "%s\n", perfdata_damage(pd));
+	if (pd) {
+		check_name(pd, 10, "server-renamed", false);
+		check_name(pd, 20, "child", false);
+		check_name(pd, 30, "thing", true);
+		check_name(pd, 40, "after-trace", false);
+		check_name(pd, 50, NULL, false);
+		CHECK(perfdata_sample_times(pd, &first, &last) && first == 1000 && last == 2000);
+		perfdata_lost(pd, &lost, &lost_samples);
+		CHECK(lost == 5 && lost_samples == 7);
+		CHECK(!perfdata_compressed(pd) && !perfdata_is_pipe(pd));
+	}
+	perfdata_free(pd);
+
+	/* a child that never execs keeps the parent thread's name; one whose
+	 * own records come first in the file (another CPU's) keeps those */
+	c = file_header();
+	comm(c, 10, 10, "server", false);
+	comm(c, 10, 12, "spawner", false);
+	fork_(c, 21, 10, 21, 12);
+	comm(c, 22, 22, "renamed", false);
+	mmap2(c, 23, "/usr/bin/python3", 5);
+	mmap2(c, 10, "/usr/bin/server", 5);
+	fork_(c, 22, 10, 22, 12);
+	fork_(c, 23, 10, 23, 10);
+	record(c, REC_COMPRESSED, 0, "zstd", 4);
+	finish(c, 0, 0);
+	pd = read_bytes(c, &err);
+	CHECK(pd && !perfdata_damage(pd));
+	if (pd) {
+		check_name(pd, 21, "spawner", false);
+		check_name(pd, 22, "renamed", false);
+		check_name(pd, 23, "server", false);
+		CHECK(!perfdata_sample_times(pd, &first, &last));
+		CHECK(perfdata_compressed(pd));
+	}
+	perfdata_free(pd);
+	g_byte_array_unref(c);
+
+	/* cut anywhere in the data section */
+	c = g_byte_array_new();
+	g_byte_array_append(c, b->data, 104 + 100);
+	expect_damage(c, "x.data: cut short: its header says the samples end at byte");
+	g_byte_array_unref(c);
+	/* cut in the features only: whole, no sample times */
+	c = g_byte_array_new();
+	g_byte_array_append(c, b->data, b->len - 8);
+	pd = read_bytes(c, &err);
+	CHECK(pd && !perfdata_damage(pd) && !perfdata_sample_times(pd, &first, &last));
+	perfdata_free(pd);
+	g_byte_array_unref(c);
+	/* never finished */
+	c = g_byte_array_new();
+	g_byte_array_append(c, b->data, b->len);
+	set64(c, 48, 0);
+	expect_damage(c, "x.data: not finished");
+	/* a record of 4 bytes, and one longer than the data */
+	c->data[104 + 6] = 4;
+	c->data[104 + 7] = 0;
+	set64(c, 48, 200);
+	expect_damage(c, "x.data: byte 104: a record of type 3 and 4 bytes, too short");
+	c->data[104 + 6] = 0xf8;
+	expect_damage(c, "x.data: byte 104: a record of 248 bytes runs past the end of the data at byte 304");
+	c->data[104 + 6] = 32;
+	c->data[104] = 0;
+	expect_damage(c, "x.data: byte 104: a record of type 0");
+	g_byte_array_unref(c);
+	/* a data section past the end of the numbers */
+	c = g_byte_array_new();
+	g_byte_array_append(c, b->data, b->len);
+	set64(c, 40, UINT64_MAX - 10);
+	expect_damage(c, "x.data: corrupt header");
+	g_byte_array_unref(c);
+
+	/* a pipe file: records to the end; cut in its last record */
+	c = g_byte_array_new();
+	g_byte_array_append(c, (const guint8 *)"PERFILE2", 8);
+	put64(c, 16);
+	comm(c, 7, 7, "piped", false);
+	pd = read_bytes(c, &err);
+	CHECK(pd && !perfdata_damage(pd) && perfdata_is_pipe(pd));
+	if (pd)
+		check_name(pd, 7, "piped", false);
+	perfdata_free(pd);
+	g_byte_array_set_size(c, c->len - 3);
+	expect_damage(c, "x.data: byte 16: a record of 24 bytes runs past the end of the data at byte 37");
+	g_byte_array_unref(c);
+
+	/* not a perf.data file, or one of the other byte order */
+	c = g_byte_array_new();
+	g_byte_array_append(c, (const guint8 *)"2ELIFREP", 8);
+	put64(c, GUINT64_SWAP_LE_BE((uint64_t)104));
+	g_byte_array_set_size(c, 200);
+	CHECK(!read_bytes(c, &err) && err && strstr(err->message, "other byte order"));
+	g_clear_error(&err);
+	memcpy(c->data, "NOTPERF!", 8);
+	CHECK(!read_bytes(c, &err) && err && strstr(err->message, "x.data: not a perf.data file"));
+	g_clear_error(&err);
+	g_byte_array_set_size(c, 10);
+	CHECK(!read_bytes(c, &err) && err && strstr(err->message, "too short"));
+	g_clear_error(&err);
+	g_byte_array_unref(c);
+
+	g_byte_array_unref(b);
+	cmd = g_strdup_printf("rm -rf '%s'", tmpdir);
+	if (system(cmd) != 0)
+		failures++;
+	g_free(cmd);
+	if (failures)
+		fprintf(stderr, "perfdata-test: %d checks failed\n", failures);
+	else
+		printf("perfdata-test: all checks passed\n");
+	return failures ? 1 : 0;
+}
