@@ -7,6 +7,11 @@
 /* Kernel addresses resolve the same in every process. */
 #define KERNEL_SPACE UINT64_MAX
 #define HV_SPACE (UINT64_MAX - 1)
+/*
+ * Threads without a pid in perf's PID namespace: all show as process 0,
+ * whose maps perf keeps changing, so nothing of theirs is cached.
+ */
+#define NO_SPACE (UINT64_MAX - 2)
 
 struct slot {
 	uint64_t space, ip;
@@ -32,6 +37,8 @@ struct frame_cache {
 	GArray *frames;		/* struct perf_frame, the current chain */
 	GString *scratch;
 	char ipbuf[24];		/* frame_cache_ip()'s address text */
+	struct perf_frame uncached;	/* a NO_SPACE frame */
+	bool intern;		/* keep() interns (for NO_SPACE frames) */
 };
 
 static const char UNKNOWN[] = "[unknown]";
@@ -93,7 +100,7 @@ void frame_cache_note_comm(struct frame_cache *fc, int pid, int tid,
 		g_hash_table_insert(fc->gens, GINT_TO_POINTER(pid), GUINT_TO_POINTER(gen + 1));
 	}
 	gen = GPOINTER_TO_UINT(g_hash_table_lookup(fc->gens, GINT_TO_POINTER(pid)));
-	fc->space = (uint64_t)gen << 32 | (uint32_t)pid;
+	fc->space = pid > 0 ? (uint64_t)gen << 32 | (uint32_t)pid : NO_SPACE;
 }
 
 static inline uint64_t mix(uint64_t space, uint64_t ip)
@@ -130,9 +137,11 @@ static struct fk_str str_of(const char *s)
 	return r;
 }
 
+/* s[len] is a NUL */
 static struct fk_str keep(struct frame_cache *fc, const char *s, size_t len)
 {
-	struct fk_str r = { g_string_chunk_insert_len(fc->strings, s, (gssize)len), len };
+	struct fk_str r = { fc->intern ? g_string_chunk_insert_const(fc->names, s)
+				       : g_string_chunk_insert_len(fc->strings, s, (gssize)len), len };
 	return r;
 }
 
@@ -196,13 +205,35 @@ static void frame_from_al(struct frame_cache *fc, uint64_t ip,
 	note_build_id(fc, f->dso.s, al);
 }
 
+static void fill(struct frame_cache *fc, void *ctx, uint64_t space, uint64_t ip,
+		 struct perf_frame *f)
+{
+	struct perf_dlfilter_al al;
+
+	memset(&al, 0, sizeof(al));
+	al.size = sizeof(al);
+	if (space == HV_SPACE ||
+	    fc->fns->resolve_address(ctx, ip, &al) != 0 ||
+	    /* found only by resolve_address()'s fallback to the other context */
+	    (bool)al.is_kernel_ip != (space == KERNEL_SPACE))
+		unknown_frame(fc, ip, f);
+	else
+		frame_from_al(fc, ip, &al, f);
+}
+
 static const struct perf_frame *resolve(struct frame_cache *fc, void *ctx,
 					uint64_t space, uint64_t ip)
 {
 	size_t i = mix(space, ip) & (fc->nslots - 1);
-	struct perf_dlfilter_al al;
 	struct slot *s;
 
+	if (space == NO_SPACE) {
+		/* interned: the texts stay as many as the distinct addresses */
+		fc->intern = true;
+		fill(fc, ctx, space, ip, &fc->uncached);
+		fc->intern = false;
+		return &fc->uncached;
+	}
 	while (fc->slots[i].used) {
 		s = &fc->slots[i];
 		if (s->ip == ip && s->space == space) {
@@ -219,16 +250,7 @@ static const struct perf_frame *resolve(struct frame_cache *fc, void *ctx,
 	s->space = space;
 	s->ip = ip;
 	fc->nused++;
-
-	memset(&al, 0, sizeof(al));
-	al.size = sizeof(al);
-	if (space == HV_SPACE ||
-	    fc->fns->resolve_address(ctx, ip, &al) != 0 ||
-	    /* found only by resolve_address()'s fallback to the other context */
-	    (bool)al.is_kernel_ip != (space == KERNEL_SPACE))
-		unknown_frame(fc, ip, &s->f);
-	else
-		frame_from_al(fc, ip, &al, &s->f);
+	fill(fc, ctx, space, ip, &s->f);
 	return &s->f;
 }
 
