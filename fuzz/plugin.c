@@ -13,8 +13,9 @@
  * byte & 15 then bytes), a 16-bit period; in off-CPU mode also
  * prev_state (a byte; kind bit 2 adds the preemption mark 0x100), next
  * pid, CPU (kind bits 4|8) and a 24-bit time step in ns; kind bit 16
- * makes prev_pid differ from the sample's tid.  The record is encoded in
- * the kernel's sched_switch layout and decoded by field name.
+ * makes prev_pid differ from the sample's tid (as in a PID namespace).  The
+ * record is encoded in the kernel's sched_switch layout and decoded by
+ * field name.
  *
  * Checked: every sample is counted once (profile sample counts add up;
  * the tables hold the sum of the periods of the samples with a stack,
@@ -23,7 +24,8 @@
  * the output reads back through folded_reader with no skips, its counts
  * whole microseconds in off-CPU mode, summing to the per-stack rounded
  * totals; split files are named inside the directory (no '/', no "." or
- * "..", nothing hidden, no temporary file left) and listed in index.tsv.
+ * "..", nothing hidden, no leading '-', no temporary file left) and listed
+ * in index.tsv, whose lines hold no control character.
  */
 #include "fuzz.h"
 
@@ -336,10 +338,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		*last = now;
 
-		if (!offcpu_wanted(o, &sw) || prev != tid) {
-			offcpu_forget(o, prev);
+		/* filter_event(): the waits are the switch's pids', the stack
+		 * the sample's; a sample without a tid gives none */
+		if (!offcpu_wanted(o, &sw) || tid <= 0)
 			continue;
-		}
 		/* the documented states */
 		uint64_t stb = state & 0xff;
 		FUZZ_CHECK(prev > 0 && !(stb & 0x30), "a dead or idle task waited for");
@@ -407,12 +409,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		/* the output */
 		uint64_t dropped = 0;
-		size_t nlines = 0;
+		size_t nlines = 0, nstacks;
+		nstacks = profiles_finish(p, NULL, NULL, NULL, offcpu, &dropped);
+		FUZZ_CHECK(nstacks == x.stacks, "%zu stacks to write, %zu expected", nstacks, x.stacks);
 		if (!split) {
 			char *buf = NULL;
 			size_t buflen = 0;
 			FILE *out = open_memstream(&buf, &buflen);
-			FUZZ_CHECK(profiles_write(p, out, "<mem>", offcpu, &dropped, &err) == 0,
+			FUZZ_CHECK(profiles_write(p, out, "<mem>", &err) == 0,
 				   "write failed: %s", err ? err->message : "?");
 			fclose(out);
 			fk_count t = read_back(fuzz_file2(buf, buflen), offcpu, &nlines);
@@ -425,7 +429,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			struct dirent *de;
 			char *path, *index = NULL;
 
-			FUZZ_CHECK(profiles_write_split(p, g_dir, offcpu, &dropped, &nfiles, &err) == 0,
+			FUZZ_CHECK(profiles_write_split(p, g_dir, offcpu ? "us" : "ns", &nfiles, &err) == 0,
 				   "split write failed: %s", err ? err->message : "?");
 			d = opendir(g_dir);
 			FUZZ_CHECK(d, "cannot open the split directory");
@@ -451,11 +455,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FUZZ_CHECK(index, "no index.tsv");
 			FUZZ_CHECK(nfound == nfiles, "%zu files said, %zu found", nfiles, nfound);
 			FUZZ_CHECK(t == x.total, "the split files' total differs");
-			/* one line per file, five tab-separated cells */
+			/* one line per file, seven tab-separated cells, no control
+			 * character; a newline at the end */
+			FUZZ_CHECK(g_str_has_suffix(index, "\n"), "index.tsv does not end with a newline");
 			char **lines = g_strsplit(index, "\n", -1);
 			for (char **l = lines + 1; *l && **l; l++, nindex++) {
 				char **cells = g_strsplit(*l, "\t", -1);
-				FUZZ_CHECK(g_strv_length(cells) == 5, "index line '%s'", *l);
+				FUZZ_CHECK(g_strv_length(cells) == 7, "index line '%s'", *l);
+				for (const char *c = *l; *c; c++)
+					FUZZ_CHECK(*c == '\t' || ((unsigned char)*c >= 0x20 && *c != 0x7f),
+						   "index line '%s' holds a control character", *l);
 				FUZZ_CHECK(!strchr(cells[0], '/') && cells[0][0] != '.',
 					   "index names '%s'", cells[0]);
 				g_strfreev(cells);
@@ -468,8 +477,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			g_hash_table_iter_init(&it, seen);
 			while (g_hash_table_iter_next(&it, NULL, &v)) {
 				struct profile *pr = v;
-				char *fn = profiles_file_name(pr->comm, pr->pid);
-				FUZZ_CHECK(*fn && fn[0] != '.' && !strchr(fn, '/') &&
+				char *fn = profiles_file_name(pr->name, pr->pid);
+				FUZZ_CHECK(*fn && fn[0] != '.' && fn[0] != '-' && !strchr(fn, '/') &&
 					   strcmp(fn, "..") != 0, "file name '%s'", fn);
 				g_free(fn);
 			}

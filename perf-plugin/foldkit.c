@@ -12,6 +12,8 @@
 #include "frames.h"
 #include "offcpu.h"
 #include "options.h"
+#include "outfile.h"
+#include "perfdata.h"
 #include "profiles.h"
 
 #include <perf/perf_dlfilter.h>
@@ -41,7 +43,20 @@ struct state {
 	char *kept;		/* the event being folded */
 	GHashTable *dropped;	/* other event name -> samples */
 	GHashTable *attrs_ok;	/* perf_event_attr * already checked */
-	uint64_t samples, bad_switch, mismatched;
+	struct perfdata *pd;	/* the recording's file, if found */
+	struct perf_event_attr kept_attr;	/* the kept event's, for the unit */
+	bool have_attr;
+	/* every sample perf read (filter_event_early), and the latest time */
+	uint64_t read, last_time;
+	/* samples of the kept event that perf's selection let through, and
+	 * of those the ones pid= left out */
+	uint64_t samples, unselected;
+	/* off-CPU: sched_switch samples read, undecodable ones, waits of
+	 * threads without a pid in the recording; switches whose prev is not
+	 * the thread the CPU's previous recorded switch brought in (a switch
+	 * between them was not recorded), and switches from an idle task */
+	uint64_t switches, bad_switch, foreign, gaps, idle_out;
+	GHashTable *on_cpu;	/* cpu -> next_pid + 1 of its latest switch */
 	bool failed;
 	char pidbuf[16], tidbuf[16];
 };
@@ -80,11 +95,86 @@ static void free_state(struct state *st)
 	profiles_free(st->profiles);
 	inline_resolver_free(st->inliner);
 	offcpu_free(st->off);
+	perfdata_free(st->pd);
+	plugin_opts_clear(&st->o);
 	g_string_free(st->key, TRUE);
 	g_free(st->kept);
 	g_hash_table_destroy(st->dropped);
 	g_hash_table_destroy(st->attrs_ok);
+	if (st->on_cpu)
+		g_hash_table_destroy(st->on_cpu);
 	g_free(st);
+}
+
+/*
+ * The perf.data file perf script reads: perf has it open when it calls
+ * start() (and closes it before stop()), so it is the one open regular
+ * file that starts with perf's magic.  -1 if there is not exactly one (the
+ * recording comes through a pipe, perf script -i -).
+ */
+static int find_recording(char **path)
+{
+	GDir *d = g_dir_open("/proc/self/fd", 0, NULL);
+	const char *e;
+	int found = -1, n = 0;
+
+	*path = NULL;
+	while (d && (e = g_dir_read_name(d))) {
+		int fd = atoi(e);
+		struct stat sb;
+		char magic[8];
+
+		if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+		    pread(fd, magic, sizeof(magic), 0) != sizeof(magic) ||
+		    (memcmp(magic, "PERFILE2", 8) != 0 && memcmp(magic, "2ELIFREP", 8) != 0))
+			continue;
+		found = fd;
+		n++;
+	}
+	if (d)
+		g_dir_close(d);
+	if (n != 1)
+		return -1;
+	e = g_strdup_printf("/proc/self/fd/%d", found);
+	*path = g_file_read_link(e, NULL);
+	g_free((char *)e);
+	if (!*path)
+		*path = g_strdup("perf.data");
+	return found;
+}
+
+/*
+ * Reads the recording's own file; false when it is cut short or corrupt:
+ * perf would hand over part of the samples and stop, and the profile of
+ * part of a recording would pass for the whole.
+ */
+static bool check_recording(struct state *st)
+{
+	char *path;
+	int fd = find_recording(&path);
+	GError *err = NULL;
+
+	if (fd < 0) {
+		warn("cannot find the perf.data file perf reads (a pipe?): "
+		     "not checked for damage, processes named after their samples");
+		return true;
+	}
+	st->pd = perfdata_read(fd, path, &err);
+	g_free(path);
+	if (!st->pd) {
+		warn("%s: not checked for damage", err->message);
+		g_error_free(err);
+		return true;
+	}
+	if (perfdata_damage(st->pd)) {
+		warn("%s: no profile made, it would hold only part of the recording",
+		     perfdata_damage(st->pd));
+		return false;
+	}
+	if (perfdata_compressed(st->pd) && (st->o.split || st->o.comm_re))
+		warn("the recording is compressed (perf record -z): processes are "
+		     "named after their samples");
+	return true;
 }
 
 int start(void **data, void *ctx)
@@ -125,6 +215,7 @@ int start(void **data, void *ctx)
 	if (st->o.inline_)
 		st->co.inliner = st->inliner = inline_resolver_new(st->o.context);
 	if (st->o.offcpu) {
+		st->on_cpu = g_hash_table_new(g_direct_hash, g_direct_equal);
 		st->off = offcpu_new(st->o.states, st->o.min_us * 1000, st->o.format, &err);
 		if (!st->off) {
 			warn("%s", err->message);
@@ -133,8 +224,13 @@ int start(void **data, void *ctx)
 			return -1;
 		}
 	}
+	if (!check_recording(st)) {
+		st->failed = true;
+		return -1;
+	}
 	st->frames = frame_cache_new(&perf_dlfilter_fns, st->o.max_stack);
-	st->profiles = profiles_new(&st->co, st->o.split != NULL);
+	/* comm= picks processes by a name known only at the end */
+	st->profiles = profiles_new(&st->co, st->o.split || st->o.comm_re);
 	st->ex = exports_new(&(struct export_opts){
 		.speedscope = st->o.speedscope, .speedscope_split = st->o.speedscope_split,
 		.split = st->o.split, .pprof = st->o.pprof, .pid = st->o.pid, .tid = st->o.tid,
@@ -224,6 +320,74 @@ static void fill_sample(struct state *st, struct perf_sample *s,
 	s->file = "perf.data";
 }
 
+/*
+ * Off-CPU time needs every switch: a recording that kept one switch in N
+ * (perf record -F or -c N) would weight the waits of the switches it kept
+ * up to switches it dropped.
+ */
+static bool check_sampling(const struct perf_event_attr *attr)
+{
+	if (!attr || (!attr->freq && attr->sample_period == 1))
+		return true;
+	if (attr->freq)
+		warn("'" SCHED_SWITCH "' was sampled at %llu Hz (perf record -F): "
+		     "off-CPU time needs every switch; record with -c 1, the default "
+		     "for tracepoints: perf record -e " SCHED_SWITCH " -a -g",
+		     (unsigned long long)attr->sample_freq);
+	else
+		warn("'" SCHED_SWITCH "' was sampled once every %llu switches "
+		     "(perf record -c %llu): off-CPU time needs every switch; record "
+		     "with -c 1, the default for tracepoints: perf record -e "
+		     SCHED_SWITCH " -a -g", (unsigned long long)attr->sample_period,
+		     (unsigned long long)attr->sample_period);
+	return false;
+}
+
+/*
+ * Called for every sample perf reads, before perf script's own selection
+ * (--pid, --tid, --comm, --cpu, --time): so the time of the last sample
+ * read is known, and off-CPU every switch-in ends its thread's wait even
+ * when the thread switched out is one perf script leaves out.
+ *
+ * The switch's pids are the kernel's; the sample's pid and tid are those
+ * of perf's PID namespace (in a container, not the same numbers).  Waits
+ * are therefore keyed by the switch's pids, and the sample's only name the
+ * stack.
+ */
+int filter_event_early(void *data, const struct perf_dlfilter_sample *ds, void *ctx)
+{
+	struct state *st = data;
+	struct sched_switch sw;
+	gpointer on_cpu;
+
+	if (st->failed)
+		return -1;
+	st->read++;
+	if (ds->time > st->last_time)
+		st->last_time = ds->time;
+	if (!st->off || strcmp(ds->event, SCHED_SWITCH) != 0)
+		return 0;
+	st->switches++;
+	if (!check_sampling(perf_dlfilter_fns.attr(ctx))) {
+		st->failed = true;
+		return -1;
+	}
+	offcpu_tick(st->off, ds->time);
+	if (!offcpu_decode(st->off, ds->raw_data, ds->raw_size, &sw)) {
+		st->bad_switch++;
+		return 0;
+	}
+	on_cpu = g_hash_table_lookup(st->on_cpu, GINT_TO_POINTER(ds->cpu));
+	if (on_cpu && GPOINTER_TO_INT(on_cpu) != sw.prev_pid + 1)
+		st->gaps++;
+	st->idle_out += sw.prev_pid == 0;
+	g_hash_table_insert(st->on_cpu, GINT_TO_POINTER(ds->cpu), GINT_TO_POINTER(sw.next_pid + 1));
+	offcpu_switch_in(st->off, sw.next_pid, ds->time);
+	offcpu_switch_unseen(st->off, sw.prev_pid, ds->cpu, ds->time);
+	return 0;
+}
+
+/* A sched_switch sample that perf script's selection kept. */
 static void on_switch(struct state *st, const struct perf_dlfilter_sample *ds,
 		      void *ctx, const struct perf_event_attr *attr,
 		      const char *comm, struct profile *pr)
@@ -231,21 +395,13 @@ static void on_switch(struct state *st, const struct perf_dlfilter_sample *ds,
 	struct sched_switch sw;
 	struct perf_sample s;
 
-	offcpu_tick(st->off, ds->time);
-	if (!offcpu_decode(st->off, ds->raw_data, ds->raw_size, &sw)) {
-		st->bad_switch++;
+	if (!offcpu_decode(st->off, ds->raw_data, ds->raw_size, &sw) ||
+	    !offcpu_wanted(st->off, &sw))
 		return;
-	}
-	offcpu_switch_in(st->off, sw.next_pid, ds->time);
-	offcpu_switch_unseen(st->off, sw.prev_pid, ds->cpu, ds->time);
-	if (!offcpu_wanted(st->off, &sw)) {
-		offcpu_forget(st->off, sw.prev_pid);
-		return;
-	}
-	if (sw.prev_pid != ds->tid) {
-		/* the stack is the sample thread's: it must be the one leaving */
-		st->mismatched++;
-		offcpu_forget(st->off, sw.prev_pid);
+	if (ds->tid <= 0) {
+		/* a thread outside perf's PID namespace (tid 0), or exiting:
+		 * no thread of the recording to give the wait to */
+		st->foreign++;
 		return;
 	}
 	fill_sample(st, &s, ds, ctx, attr, comm);
@@ -275,11 +431,19 @@ int filter_event(void *data, const struct perf_dlfilter_sample *ds, void *ctx)
 		st->failed = true;
 		return -1;
 	}
+	if (!st->have_attr && attr) {
+		st->kept_attr = *attr;
+		st->have_attr = true;
+	}
+	st->samples++;
+	if (st->o.pids && !g_hash_table_contains(st->o.pids, GINT_TO_POINTER(ds->pid))) {
+		st->unselected++;
+		return 1;
+	}
 	al = perf_dlfilter_fns.resolve_ip(ctx);
 	/* an empty name too: with no frames, the stack would be empty (an
 	 * off-CPU wait would be written as a line without a stack) */
 	comm = al && al->comm && *al->comm ? al->comm : ":-1";
-	st->samples++;
 	frame_cache_note_comm(st->frames, ds->pid, ds->tid, comm);
 	pr = profiles_get(st->profiles, ds->pid, ds->tid, comm);
 	if (st->o.offcpu) {
@@ -328,67 +492,111 @@ static void report_dropped(struct state *st)
 	g_string_free(s, TRUE);
 }
 
-/* True if path exists and is not a regular file (nor a link to one). */
-static bool output_is_special(const char *path)
+/*
+ * The unit of the counts written: cpu-clock and task-clock periods are
+ * nanoseconds, off-CPU weights microseconds; a tracepoint recorded with
+ * -c 1 counts each event once; otherwise perf's estimate of the events.
+ */
+static const char *unit_of(const struct state *st)
 {
-	struct stat sb;
+	const struct perf_event_attr *a = &st->kept_attr;
 
-	return stat(path, &sb) == 0 && !S_ISREG(sb.st_mode);
+	if (st->off)
+		return "us";
+	if (!st->have_attr)
+		return "samples";
+	switch (a->type) {
+	case PERF_TYPE_SOFTWARE:
+		if (a->config == PERF_COUNT_SW_CPU_CLOCK || a->config == PERF_COUNT_SW_TASK_CLOCK)
+			return "ns";
+		return a->config == PERF_COUNT_SW_CONTEXT_SWITCHES ? "switches" : "events";
+	case PERF_TYPE_TRACEPOINT:
+		/* perf script gives tracepoints no period: one per sample */
+		if (a->freq || a->sample_period != 1)
+			return "samples";
+		return strcmp(st->kept, SCHED_SWITCH) == 0 ? "switches" : "events";
+	default:
+		return "events";
+	}
 }
 
-static int write_output(struct state *st, uint64_t *dropped)
+static const char *recorded_name(void *data, int pid)
+{
+	bool from_exe;
+
+	return perfdata_process_name(data, pid, &from_exe);
+}
+
+/*
+ * Whether perf read the whole recording: on a record it cannot read it
+ * stops ("failed to process type"), yet still calls stop().  perf record
+ * notes the time of the last sample in the file's header.
+ */
+static bool read_to_end(struct state *st)
+{
+	uint64_t first, last;
+
+	if (!st->pd || !perfdata_sample_times(st->pd, &first, &last) || st->last_time >= last)
+		return true;
+	if (st->read)
+		warn("perf stopped before the end of the recording: the last sample it "
+		     "read is at %.6f s, the recording's last at %.6f s: no profile made, "
+		     "it would hold only part of the recording",
+		     (double)st->last_time / 1e9, (double)last / 1e9);
+	else
+		warn("perf stopped before reading any sample (the recording's last is "
+		     "at %.6f s): no profile made", (double)last / 1e9);
+	return false;
+}
+
+/* Why there is no stack to write: every case says so and exits 1. */
+static void say_empty(struct state *st, uint64_t dropped)
+{
+	if (!st->read)
+		warn("the recording holds no samples (was the target idle?)");
+	else if (st->off && !st->samples && !st->switches)
+		warn("no " SCHED_SWITCH " samples: record with "
+		     "perf record -e " SCHED_SWITCH " -a -g");
+	else if (!st->samples)
+		warn("none of the %" G_GUINT64_FORMAT " samples perf read passed its "
+		     "selection (perf script --pid, --tid, --comm, --cpu, --time)", st->read);
+	else if (st->unselected == st->samples)
+		warn("no samples of pid=%s (%" G_GUINT64_FORMAT " of other processes)",
+		     st->o.pid_list, st->samples);
+	else if (st->o.comm_re) {
+		char *names = profiles_describe(st->profiles, 8);
+		warn("no process matches comm=%s; the recording's: %s", st->o.comm_pattern, names);
+		g_free(names);
+	} else if (st->off && dropped)
+		warn("no off-CPU time counted: every stack's waits add up to under 0.5 us");
+	else if (st->off)
+		warn("no off-CPU time counted: no wait in the states asked for%s",
+		     st->o.min_us ? " and at least min= long" : "");
+	else
+		warn("no stacks: every sample was left out");
+}
+
+static int write_output(struct state *st, const char *unit)
 {
 	GError *err = NULL;
 	size_t nfiles = 0;
 	int rc;
 
 	if (st->o.split) {
-		rc = profiles_write_split(st->profiles, st->o.split, st->off != NULL,
-					  dropped, &nfiles, &err);
+		rc = profiles_write_split(st->profiles, st->o.split, unit, &nfiles, &err);
 		if (rc == 0)
-			warn("wrote %zu profile%s and index.tsv to %s", nfiles,
-			     nfiles == 1 ? "" : "s", st->o.split);
-	} else if (st->o.output && output_is_special(st->o.output)) {
-		/*
-		 * A device or FIFO (/dev/full, /dev/stdout, a named pipe) is
-		 * written in place: renaming a temporary file over it would
-		 * replace the device node with a regular file.
-		 */
-		FILE *f = fopen(st->o.output, "w");
-
-		if (!f) {
-			warn("%s: cannot open: %s", st->o.output, g_strerror(errno));
-			return -1;
-		}
-		rc = profiles_write(st->profiles, f, st->o.output, st->off != NULL, dropped, &err);
-		if (fclose(f) != 0 && rc == 0) {
-			warn("%s: write error: %s", st->o.output, g_strerror(errno));
-			rc = -2;
-		}
+			warn("wrote %zu profile%s and index.tsv to %s (counts in %s)", nfiles,
+			     nfiles == 1 ? "" : "s", st->o.split, unit);
 	} else if (st->o.output) {
-		char *tmp = g_strdup_printf("%s.tmpXXXXXX", st->o.output);
-		int fd = g_mkstemp(tmp);
-		FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+		struct outfile *o = outfile_open(st->o.output, &err);
 
-		if (!f) {
-			warn("%s: cannot create: %s", tmp, g_strerror(errno));
-			g_free(tmp);
-			return -1;
-		}
-		rc = profiles_write(st->profiles, f, st->o.output, st->off != NULL, dropped, &err);
-		if (fclose(f) != 0 && rc == 0) {
-			warn("%s: write error: %s", st->o.output, g_strerror(errno));
-			rc = -2;
-		}
-		if (rc == 0 && rename(tmp, st->o.output) != 0) {
-			warn("%s: cannot rename: %s", st->o.output, g_strerror(errno));
-			rc = -2;
-		}
-		if (rc != 0)
-			unlink(tmp);
-		g_free(tmp);
+		rc = o ? profiles_write(st->profiles, outfile_stream(o), st->o.output, &err) : -1;
+		if (rc == 0)
+			rc = outfile_commit(o, &err);
+		else
+			outfile_abort(o);
 	} else {
-		rc = profiles_write(st->profiles, stdout, "<stdout>", st->off != NULL, dropped, &err);
+		rc = profiles_write(st->profiles, stdout, "<stdout>", &err);
 	}
 	if (err) {
 		warn("%s", err->message);
@@ -417,62 +625,109 @@ static int write_exports(struct state *st)
  * perf ignores what stop() returns and would exit 0 after a failed write:
  * the profile is lost, so say so with the exit status.
  */
-static G_GNUC_NORETURN void fail_exit(void)
+static G_GNUC_NORETURN void fail_exit(struct state *st)
 {
+	free_state(st);
 	fflush(stdout);
 	exit(1);
+}
+
+/*
+ * Off-CPU: whether the waits' ends are known.  A system-wide recording
+ * holds the switches of every CPU, so each switch's prev is the thread the
+ * CPU's previous switch brought in, but for a few (perf misses some
+ * switches from an idle task; a few percent at most).  A recording of some
+ * threads only (perf record -p, or of a command) holds no switch from an
+ * idle task, and a gap wherever another thread ran, often every other
+ * switch: a wait that a thread of another process ends has no end there,
+ * and its length would be a guess.  That is refused.
+ */
+static bool offcpu_verdict(struct state *st)
+{
+	uint64_t counted, short_waits, unseen, lost = 0, lost_samples = 0;
+
+	offcpu_stats(st->off, &counted, &short_waits, &unseen);
+	if (st->pd)
+		perfdata_lost(st->pd, &lost, &lost_samples);
+	if (unseen && !st->idle_out && st->gaps * 5 > st->switches && !lost && !lost_samples) {
+		warn("the recording is not system-wide (no switch from an idle task in "
+		     "it): %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " waits ended by "
+		     "a switch-in perf did not record, so their lengths are unknown: no "
+		     "profile made; record with perf record -e " SCHED_SWITCH " -a -g",
+		     unseen, counted);
+		return false;
+	}
+	return true;
+}
+
+/* Off-CPU: what the accounting had to assume. */
+static void offcpu_notes(struct state *st, uint64_t dropped)
+{
+	uint64_t counted, short_waits, unseen, lost = 0, lost_samples = 0;
+
+	offcpu_stats(st->off, &counted, &short_waits, &unseen);
+	if (st->pd)
+		perfdata_lost(st->pd, &lost, &lost_samples);
+	if (unseen)
+		warn("%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " waits ended by a "
+		     "switch-in perf did not record: ended at the CPU's previous switch, "
+		     "as perf sched timehist does", unseen, counted);
+	if (unseen && (lost || lost_samples))
+		warn("perf lost %" G_GUINT64_FORMAT " events while recording "
+		     "(perf report --stats): record with a larger buffer (perf record -m) "
+		     "or for a shorter time", lost + lost_samples);
+	else if (unseen * 10 > counted)
+		warn("so many missing switch-ins, and none lost: was the recording "
+		     "limited to some CPUs (perf record -C)?");
+	if (short_waits)
+		warn("%" G_GUINT64_FORMAT " waits under min=%" G_GUINT64_FORMAT
+		     " us left out", short_waits, st->o.min_us);
+	if (dropped)
+		warn("%" G_GUINT64_FORMAT " stacks under 0.5 us left out", dropped);
+	if (st->foreign)
+		warn("%" G_GUINT64_FORMAT " waits of threads without a pid in the recording "
+		     "(outside perf's PID namespace, or exiting) left out; record outside "
+		     "the container to see them", st->foreign);
 }
 
 int stop(void *data, void *ctx)
 {
 	struct state *st = data;
-	uint64_t dropped = 0, tail, tail_ns, counted, short_waits, unseen;
-	int rc = 0;
+	uint64_t dropped = 0, tail, tail_ns;
+	int rc;
 
 	if (!st || st->failed) {
 		free_state(st);
 		return st ? -1 : 0;
 	}
-	if (st->off) {
-		if (!st->samples) {
-			warn("no " SCHED_SWITCH " samples: record with "
-			     "perf record -e " SCHED_SWITCH " -a -g");
-			free_state(st);
-			fail_exit();
-		}
+	if (!read_to_end(st))
+		fail_exit(st);
+	if (st->off && st->samples) {
 		tail = offcpu_finish(st->off, &tail_ns);
 		if (tail)
 			warn("%" G_GUINT64_FORMAT " thread%s still off-CPU at the end of the "
 			     "recording: counted up to the last sample (%.3f s in all)",
 			     tail, tail == 1 ? " was" : "s were", (double)tail_ns / 1e9);
+		if (!offcpu_verdict(st))
+			fail_exit(st);
 	}
-	rc = write_output(st, &dropped);
+	if (profiles_finish(st->profiles, st->pd ? recorded_name : NULL, st->pd,
+			    st->o.comm_re, st->off != NULL, &dropped) == 0) {
+		say_empty(st, dropped);
+		report_dropped(st);
+		fail_exit(st);
+	}
+	rc = write_output(st, unit_of(st));
 	if (st->ex && write_exports(st) < 0)
 		rc = -1;
 	report_dropped(st);
-	if (st->off) {
-		offcpu_stats(st->off, &counted, &short_waits, &unseen);
-		if (unseen)
-			warn("%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " waits ended by a "
-			     "switch-in perf did not record: ended at the CPU's previous switch, "
-			     "as perf sched timehist does", unseen, counted);
-		if (unseen * 10 > counted)
-			warn("so many missing switch-ins: was the recording system-wide "
-			     "(perf record -e " SCHED_SWITCH " -a -g)?");
-		if (short_waits)
-			warn("%" G_GUINT64_FORMAT " waits under min=%" G_GUINT64_FORMAT
-			     " us left out", short_waits, st->o.min_us);
-		if (dropped)
-			warn("%" G_GUINT64_FORMAT " stacks under 0.5 us left out", dropped);
-	}
+	if (st->off)
+		offcpu_notes(st, dropped);
 	if (st->bad_switch)
 		warn("%" G_GUINT64_FORMAT " " SCHED_SWITCH " samples too short to decode: "
 		     "skipped", st->bad_switch);
-	if (st->mismatched)
-		warn("%" G_GUINT64_FORMAT " " SCHED_SWITCH " samples whose prev_pid is not "
-		     "the sampled thread: skipped", st->mismatched);
-	free_state(st);
 	if (rc != 0)
-		fail_exit();
+		fail_exit(st);
+	free_state(st);
 	return 0;
 }

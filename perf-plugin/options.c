@@ -21,7 +21,9 @@ const char plugin_help[] =
 	"  inline        expand inlined functions from debug information\n"
 	"  context       with inline, add FILE:LINE to each function\n"
 	"  event=NAME    fold only samples of event NAME (default: the first seen)\n"
-	"  split=DIR     one profile per process: DIR/<comm>-<pid>.folded + DIR/index.tsv\n"
+	"  split=DIR     one profile per process: DIR/<name>-<pid>.folded + DIR/index.tsv\n"
+	"  pid=LIST      only the processes with these pids (comma-separated)\n"
+	"  comm=REGEX    only the processes whose name matches REGEX\n"
 	"  output=FILE   write the folded stacks to FILE instead of standard output\n"
 	"  speedscope=FILE  also write a speedscope file: a profile per thread, samples\n"
 	"                in time order weighted by their periods (with split=DIR,\n"
@@ -41,6 +43,16 @@ const char plugin_help[] =
 void plugin_opts_init(struct opts *o)
 {
 	*o = (struct opts){ .states = OFFCPU_S | OFFCPU_D };
+}
+
+void plugin_opts_clear(struct opts *o)
+{
+	if (o->pids)
+		g_hash_table_destroy(o->pids);
+	if (o->comm_re)
+		g_regex_unref(o->comm_re);
+	o->pids = NULL;
+	o->comm_re = NULL;
 }
 
 static void usage(GError **err, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
@@ -65,6 +77,24 @@ static bool parse_uint(const char *s, uint64_t max, uint64_t *v)
 	errno = 0;
 	*v = g_ascii_strtoull(s, &end, 10);
 	return !errno && !*end && *v <= max;
+}
+
+/* "12,345": a set of pids; false on anything else */
+static bool parse_pids(const char *s, GHashTable **pids)
+{
+	char **parts = g_strsplit(s, ",", -1);
+	bool ok = parts[0] != NULL;
+	uint64_t v;
+
+	if (!*pids)
+		*pids = g_hash_table_new(g_direct_hash, g_direct_equal);
+	for (char **p = parts; ok && *p; p++) {
+		ok = parse_uint(*p, INT32_MAX, &v);
+		if (ok)
+			g_hash_table_add(*pids, GINT_TO_POINTER((int)v));
+	}
+	g_strfreev(parts);
+	return ok;
 }
 
 static unsigned sysctl_max_stack(void)
@@ -122,6 +152,29 @@ int plugin_parse_args(struct opts *o, int argc, char **argv, GError **err)
 				usage(err, "bad state list '%s': use S, D, R or all, e.g. state=S,D", val);
 				return -1;
 			}
+			continue;
+		}
+		if (IS("pid") && val) {
+			if (!parse_pids(val, &o->pids)) {
+				usage(err, "bad pid list '%s': process ids separated by commas, "
+				      "e.g. pid=4242,4250", val);
+				return -1;
+			}
+			o->pid_list = val;
+			continue;
+		}
+		if (IS("comm") && val && *val) {
+			GError *e = NULL;
+
+			if (o->comm_re)
+				g_regex_unref(o->comm_re);
+			o->comm_re = g_regex_new(val, G_REGEX_RAW | G_REGEX_OPTIMIZE, 0, &e);
+			if (!o->comm_re) {
+				usage(err, "bad comm regex '%s': %s", val, e->message);
+				g_error_free(e);
+				return -1;
+			}
+			o->comm_pattern = val;
 			continue;
 		}
 		if (IS("min") && val) {

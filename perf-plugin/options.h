@@ -26,6 +26,9 @@ struct opts {
 	const char *event, *split, *output, *format;
 	const char *speedscope, *pprof;	/* FILE (see exports.h) */
 	bool speedscope_split;		/* bare speedscope: a file per process */
+	const char *pid_list, *comm_pattern;	/* pid=LIST, comm=REGEX as given */
+	GHashTable *pids;	/* pid=: the pids selected, or NULL for all */
+	GRegex *comm_re;	/* comm=: the names selected, or NULL for all */
 	unsigned states;
 	uint64_t min_us;
 	unsigned max_stack;
@@ -36,6 +39,9 @@ extern const char plugin_help[];
 
 /* The defaults: states S and D, everything else off. */
 void plugin_opts_init(struct opts *o);
+
+/* Frees what parsing made (pids, comm_re). */
+void plugin_opts_clear(struct opts *o);
 
 /*
  * Parses the --dlarg values; returns 0, 1 when help was asked for, or -1

@@ -1,25 +1,28 @@
 #include "profiles.h"
 
 #include "core/error.h"
+#include "core/textesc.h"
+#include "outfile.h"
 
 #include <errno.h>
 #include <string.h>
-#include <unistd.h>
+
+#define UNKNOWN "[unknown]"
 
 struct profiles {
 	struct collapse_opts co;
-	bool split;
-	struct profile *all;		/* without split */
-	GHashTable *by_pid;		/* with split: pid -> struct profile */
+	bool per_process;
+	bool rounded;			/* zero counts may be left: skip them */
+	struct profile *all;		/* without per_process */
+	GHashTable *by_pid;		/* with it: pid -> struct profile */
 };
 
-static struct profile *profile_new(const struct collapse_opts *co, int pid,
-				   const char *comm)
+static struct profile *profile_new(const struct collapse_opts *co, int pid)
 {
 	struct profile *pr = g_new0(struct profile, 1);
 
 	pr->pid = pid;
-	pr->comm = g_strdup(comm ? comm : "");
+	pr->selected = true;
 	pr->c = collapser_new(co);
 	return pr;
 }
@@ -30,20 +33,21 @@ static void profile_free(gpointer p)
 
 	collapser_free(pr->c);
 	g_free(pr->comm);
+	g_free(pr->name);
 	g_free(pr);
 }
 
-struct profiles *profiles_new(const struct collapse_opts *co, bool split)
+struct profiles *profiles_new(const struct collapse_opts *co, bool per_process)
 {
 	struct profiles *p = g_new0(struct profiles, 1);
 
 	p->co = *co;
-	p->split = split;
-	if (split)
+	p->per_process = per_process;
+	if (per_process)
 		p->by_pid = g_hash_table_new_full(g_direct_hash, g_direct_equal,
 						  NULL, profile_free);
 	else
-		p->all = profile_new(co, -1, "");
+		p->all = profile_new(co, -1);
 	return p;
 }
 
@@ -63,13 +67,14 @@ struct profile *profiles_get(struct profiles *p, int pid, int tid,
 {
 	struct profile *pr;
 
-	if (!p->split)
+	if (!p->per_process)
 		return p->all;
 	pr = g_hash_table_lookup(p->by_pid, GINT_TO_POINTER(pid));
 	if (!pr) {
-		pr = profile_new(&p->co, pid, comm);
+		pr = profile_new(&p->co, pid);
 		g_hash_table_insert(p->by_pid, GINT_TO_POINTER(pid), pr);
-	} else if (tid == pid && comm && strcmp(pr->comm, comm) != 0) {
+	}
+	if (tid == pid && comm && (!pr->comm || strcmp(pr->comm, comm) != 0)) {
 		/* the main thread names the process, under its latest name */
 		g_free(pr->comm);
 		pr->comm = g_strdup(comm);
@@ -80,24 +85,96 @@ struct profile *profiles_get(struct profiles *p, int pid, int tid,
 static void round_entry(struct fold_entry *e, void *data)
 {
 	e->count[0] = (e->count[0] + FK_COUNT_ONE / 2) / FK_COUNT_ONE * FK_COUNT_ONE;
+	*(size_t *)data += e->count[0] == 0;
+}
+
+/* Rounds pr's counts if asked; returns its stacks left, adds the others to *zero */
+static size_t finish_one(struct profile *pr, bool round_us, uint64_t *zero)
+{
+	struct fold_table *t = collapser_table(pr->c);
+	size_t zeros = 0;
+
+	if (round_us)
+		fold_table_foreach(t, round_entry, &zeros);
+	*zero += zeros;
+	return pr->stacks = fold_table_size(t) - zeros;
+}
+
+size_t profiles_finish(struct profiles *p, profiles_name_fn *name_of, void *data,
+		       const GRegex *re, bool round_us, uint64_t *dropped)
+{
+	GHashTableIter it;
+	gpointer v;
+	size_t stacks = 0;
+
+	*dropped = 0;
+	p->rounded = round_us;
+	if (!p->per_process)
+		return finish_one(p->all, round_us, dropped);
+	g_hash_table_iter_init(&it, p->by_pid);
+	while (g_hash_table_iter_next(&it, NULL, &v)) {
+		struct profile *pr = v;
+		const char *name = name_of ? name_of(data, pr->pid) : NULL;
+
+		g_free(pr->name);
+		pr->name = g_strdup(name ? name : pr->comm);
+		pr->selected = !re || (pr->name && g_regex_match(re, pr->name, 0, NULL));
+		if (pr->selected)
+			stacks += finish_one(pr, round_us, dropped);
+	}
+	return stacks;
+}
+
+static gint by_pid(gconstpointer a, gconstpointer b)
+{
+	const struct profile *x = *(const struct profile *const *)a;
+	const struct profile *y = *(const struct profile *const *)b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+char *profiles_describe(struct profiles *p, unsigned max)
+{
+	GPtrArray *v = g_ptr_array_new();
+	GString *s = g_string_new(NULL);
+	GHashTableIter it;
+	gpointer pr;
+
+	if (p->per_process) {
+		g_hash_table_iter_init(&it, p->by_pid);
+		while (g_hash_table_iter_next(&it, NULL, &pr))
+			if (fold_table_size(collapser_table(((struct profile *)pr)->c)))
+				g_ptr_array_add(v, pr);
+	}
+	g_ptr_array_sort(v, by_pid);
+	for (guint i = 0; i < v->len && i < max; i++) {
+		const struct profile *x = v->pdata[i];
+		g_string_append_printf(s, "%s%s (%d)", i ? ", " : "",
+				       x->name ? x->name : UNKNOWN, x->pid);
+	}
+	if (v->len > max)
+		g_string_append(s, ", ...");
+	if (v->len == 0)
+		g_string_append(s, "none");
+	g_ptr_array_free(v, TRUE);
+	return g_string_free(s, FALSE);
 }
 
 /*
- * Writes t to out; *total gets the sum of the counts written (the table's
- * own total predates the rounding).
+ * Writes t to out, leaving out zero counts if rounded; *total gets the sum
+ * of the counts written.
  */
 static int write_table(struct fold_table *t, FILE *out, const char *name,
-		       bool round_us, uint64_t *dropped, fk_count *total,
-		       GError **err)
+		       bool rounded, fk_count *total, GError **err)
 {
 	struct fold_entry **v;
 	size_t n;
 	char buf[FK_COUNT_BUFSZ];
 
-	if (!round_us) {
-		*total = fold_table_total(t, 0);
+	*total = fold_table_total(t, 0);
+	errno = 0;
+	if (!rounded) {
 		/* The table calls every stream <stdout>; name the real one. */
-		errno = 0;
 		if (fold_table_write(t, out, 1, NULL) != 0) {
 			fk_error_at(err, FK_ERROR_IO, name, 0, "write error: %s",
 				    g_strerror(errno ? errno : EIO));
@@ -105,14 +182,12 @@ static int write_table(struct fold_table *t, FILE *out, const char *name,
 		}
 		return 0;
 	}
+	/* the table's own total predates the rounding */
 	*total = 0;
-	fold_table_foreach(t, round_entry, NULL);
 	v = fold_table_sorted(t, &n);
 	for (size_t i = 0; i < n; i++) {
-		if (v[i]->count[0] == 0) {
-			(*dropped)++;
+		if (v[i]->count[0] == 0)
 			continue;
-		}
 		*total += v[i]->count[0];
 		fwrite(v[i]->stack, 1, v[i]->len, out);
 		putc(' ', out);
@@ -128,74 +203,56 @@ static int write_table(struct fold_table *t, FILE *out, const char *name,
 	return 0;
 }
 
-int profiles_write(struct profiles *p, FILE *out, const char *name,
-		   bool round_us, uint64_t *dropped, GError **err)
+static void merge_entry(struct fold_entry *e, void *data)
 {
-	fk_count total;
-
-	g_return_val_if_fail(!p->split, -1);
-	return write_table(collapser_table(p->all->c), out, name,
-			   round_us, dropped, &total, err);
+	/* the entries' stacks live as long as the profiles */
+	fold_table_add2_ref(data, e->stack, e->len, e->count[0], 0);
 }
 
-char *profiles_file_name(const char *comm, int pid)
+int profiles_write(struct profiles *p, FILE *out, const char *name, GError **err)
+{
+	struct fold_table *merged;
+	GHashTableIter it;
+	gpointer v;
+	fk_count total;
+	int rc;
+
+	if (!p->per_process)
+		return write_table(collapser_table(p->all->c), out, name, p->rounded,
+				   &total, err);
+	merged = fold_table_new();
+	g_hash_table_iter_init(&it, p->by_pid);
+	while (g_hash_table_iter_next(&it, NULL, &v)) {
+		struct profile *pr = v;
+		if (pr->selected)
+			fold_table_foreach(collapser_table(pr->c), merge_entry, merged);
+	}
+	rc = write_table(merged, out, name, p->rounded, &total, err);
+	fold_table_free(merged);
+	return rc;
+}
+
+char *profiles_file_name(const char *name, int pid)
 {
 	GString *s = g_string_new(NULL);
 
-	for (const char *c = comm; *c; c++)
+	if (!name)
+		name = "unknown";
+	for (const char *c = name; *c; c++)
 		g_string_append_c(s, g_ascii_isalnum(*c) || *c == '.' ||
 				     *c == '_' || *c == '-' ? *c : '_');
-	/* no hidden files, no "." or ".." */
-	if (s->len == 0 || s->str[0] == '.')
+	/* no hidden files, no "." or "..", nothing that reads as an option */
+	if (s->len == 0 || s->str[0] == '.' || s->str[0] == '-')
 		g_string_prepend_c(s, '_');
 	g_string_append_printf(s, "-%d.folded", pid);
 	return g_string_free(s, FALSE);
-}
-
-/* Writes via a temporary file in dir renamed to dir/name on success. */
-static FILE *open_temp(const char *dir, const char *name, char **tmp, GError **err)
-{
-	int fd;
-	FILE *f;
-
-	*tmp = g_strdup_printf("%s/.%s.XXXXXX", dir, name);
-	fd = g_mkstemp(*tmp);
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
-		fk_error_at(err, FK_ERROR_IO, *tmp, 0, "cannot create: %s", g_strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		g_free(*tmp);
-		*tmp = NULL;
-		return NULL;
-	}
-	return f;
-}
-
-static int close_temp(FILE *f, char *tmp, const char *dir, const char *name,
-		      int rc, GError **err)
-{
-	char *final = g_strdup_printf("%s/%s", dir, name);
-
-	if (fclose(f) != 0 && rc == 0) {
-		fk_error_at(err, FK_ERROR_IO, final, 0, "write error: %s", g_strerror(errno));
-		rc = -1;
-	}
-	if (rc == 0 && rename(tmp, final) != 0) {
-		fk_error_at(err, FK_ERROR_IO, final, 0, "cannot rename '%s': %s", tmp,
-			    g_strerror(errno));
-		rc = -1;
-	}
-	if (rc != 0)
-		unlink(tmp);
-	g_free(final);
-	g_free(tmp);
-	return rc;
 }
 
 struct ranked {
 	struct profile *pr;
 	fk_count weight;
 	char *file;
+	struct outfile *out;
 };
 
 static int by_weight(const void *a, const void *b)
@@ -207,25 +264,47 @@ static int by_weight(const void *a, const void *b)
 	return x->pr->pid < y->pr->pid ? -1 : x->pr->pid > y->pr->pid;
 }
 
-/* comm in a TSV cell: tabs and line breaks would break the columns */
-static void put_cell(FILE *f, const char *s)
+static struct outfile *open_in(const char *dir, const char *file, GError **err)
 {
-	for (; *s; s++)
-		putc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
+	char *path = g_build_filename(dir, file, NULL);
+	struct outfile *o = outfile_open(path, err);
+
+	g_free(path);
+	return o;
 }
 
-int profiles_write_split(struct profiles *p, const char *dir, bool round_us,
-			 uint64_t *dropped, size_t *nfiles, GError **err)
+static void write_index(FILE *f, GArray *rank, fk_count total, const char *unit)
+{
+	GString *cell = g_string_new(NULL);
+	char buf[FK_COUNT_BUFSZ];
+
+	fputs("file\tcomm\tpid\tsamples\tshare\ttotal\tunit\n", f);
+	for (guint i = 0; i < rank->len; i++) {
+		struct ranked *r = &g_array_index(rank, struct ranked, i);
+		const char *name = r->pr->name ? r->pr->name : UNKNOWN;
+
+		g_string_truncate(cell, 0);
+		fk_text_escape(cell, name, strlen(name), FK_ESC_BACKSLASH);
+		buf[fk_count_format(r->weight, buf)] = '\0';
+		fprintf(f, "%s\t%s\t%d\t%" G_GUINT64_FORMAT "\t%.4f\t%s\t%s\n", r->file,
+			cell->str, r->pr->pid, r->pr->samples,
+			total ? fk_count_to_double(r->weight) / fk_count_to_double(total) : 0.0,
+			buf, unit);
+	}
+	g_string_free(cell, TRUE);
+}
+
+int profiles_write_split(struct profiles *p, const char *dir, const char *unit,
+			 size_t *nfiles, GError **err)
 {
 	GHashTableIter it;
 	gpointer v;
-	GArray *rank = g_array_new(FALSE, FALSE, sizeof(struct ranked));
+	GArray *rank = g_array_new(FALSE, TRUE, sizeof(struct ranked));
+	struct outfile *index = NULL;
 	fk_count total = 0;
 	int rc = 0;
-	FILE *f;
-	char *tmp;
 
-	g_return_val_if_fail(p->split, -1);
+	g_return_val_if_fail(p->per_process, -1);
 	*nfiles = 0;
 	if (g_mkdir_with_parents(dir, 0777) != 0) {
 		fk_error_at(err, FK_ERROR_IO, dir, 0, "cannot create directory: %s",
@@ -233,52 +312,46 @@ int profiles_write_split(struct profiles *p, const char *dir, bool round_us,
 		g_array_free(rank, TRUE);
 		return -1;
 	}
+	/* every file under a temporary name first, so a failure changes nothing */
 	g_hash_table_iter_init(&it, p->by_pid);
-	while (g_hash_table_iter_next(&it, NULL, &v)) {
+	while (rc == 0 && g_hash_table_iter_next(&it, NULL, &v)) {
 		struct ranked r = { .pr = v };
 		struct fold_table *t = collapser_table(r.pr->c);
+		char *path;
 
-		if (!r.pr->samples || fold_table_size(t) == 0)
+		if (!r.pr->selected || !r.pr->samples || !r.pr->stacks)
 			continue;
-		r.file = profiles_file_name(r.pr->comm, r.pr->pid);
-		f = open_temp(dir, r.file, &tmp, err);
-		if (!f) {
-			g_free(r.file);
+		r.file = profiles_file_name(r.pr->name, r.pr->pid);
+		r.out = open_in(dir, r.file, err);
+		path = g_build_filename(dir, r.file, NULL);
+		if (!r.out || write_table(t, outfile_stream(r.out), path, p->rounded,
+					  &r.weight, err) != 0)
 			rc = -1;
-			break;
-		}
-		rc = write_table(t, f, r.file, round_us, dropped, &r.weight, err);
-		if ((rc = close_temp(f, tmp, dir, r.file, rc, err)) != 0) {
-			g_free(r.file);
-			break;
-		}
+		g_free(path);
 		total += r.weight;
 		g_array_append_val(rank, r);
-		(*nfiles)++;
 	}
-	if (rc == 0 && (f = open_temp(dir, "index.tsv", &tmp, err))) {
-		g_array_sort(rank, by_weight);
-		fputs("file\tcomm\tpid\tsamples\tshare\n", f);
-		for (guint i = 0; i < rank->len; i++) {
-			struct ranked *r = &g_array_index(rank, struct ranked, i);
-			fprintf(f, "%s\t", r->file);
-			put_cell(f, r->pr->comm);
-			fprintf(f, "\t%d\t%" G_GUINT64_FORMAT "\t%.4f\n", r->pr->pid,
-				r->pr->samples, total ? fk_count_to_double(r->weight) /
-				fk_count_to_double(total) : 0.0);
-		}
-		rc = 0;
-		if (fflush(f) != 0 || ferror(f)) {
-			fk_error_at(err, FK_ERROR_IO, "index.tsv", 0, "write error: %s",
-				    g_strerror(errno ? errno : EIO));
-			rc = -1;
-		}
-		rc = close_temp(f, tmp, dir, "index.tsv", rc, err);
-	} else if (rc == 0) {
+	g_array_sort(rank, by_weight);
+	if (rc == 0 && (index = open_in(dir, "index.tsv", err)))
+		write_index(outfile_stream(index), rank, total, unit);
+	else
 		rc = -1;
+	/* the profiles, then the index that lists them */
+	for (guint i = 0; i < rank->len; i++) {
+		struct ranked *r = &g_array_index(rank, struct ranked, i);
+
+		if (rc == 0) {
+			rc = outfile_commit(r->out, err);
+			(*nfiles) += rc == 0;
+		} else {
+			outfile_abort(r->out);
+		}
+		g_free(r->file);
 	}
-	for (guint i = 0; i < rank->len; i++)
-		g_free(g_array_index(rank, struct ranked, i).file);
+	if (rc == 0)
+		rc = outfile_commit(index, err);
+	else
+		outfile_abort(index);
 	g_array_free(rank, TRUE);
 	return rc;
 }

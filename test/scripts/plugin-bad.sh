@@ -2,7 +2,9 @@
 # The plugin's bad-input catalogue (issue 6): bad --dlarg values stop perf
 # script with a message naming the value and a non-zero status; output
 # that cannot be written is an error, never a success; a perf.data file
-# that is garbage, empty or cut off is rejected by perf itself.
+# that is garbage or empty is rejected by perf itself; one that is cut
+# short or corrupt gives no profile, a message and a non-zero status, and
+# never replaces an earlier output= or split= profile.
 . "$(dirname "$0")/plugin-lib.sh"
 
 perf record -q -g -F 999 -o "$T/rec.data" -- "$W" 200 >/dev/null 2>"$T/rec.err" ||
@@ -34,6 +36,9 @@ rejects "min= above 2^64" "^foldkit: bad min '99999999999999999999': " offcpu mi
 rejects "state= unknown letter" "^foldkit: bad state list 'Q': " offcpu state=Q
 rejects "state= empty" "^foldkit: bad state list '': " offcpu state=
 rejects "max-stack= not a number" "^foldkit: bad max-stack 'x': " max-stack=x
+rejects "pid= not a number" "^foldkit: bad pid list '12x': " pid=12x
+rejects "pid= empty item" "^foldkit: bad pid list '1,,2': " pid=1,,2
+rejects "comm= bad regex" "^foldkit: bad comm regex '\(': " "comm=("
 rejects "split= and output= together" "split= and output= cannot be combined" split="$T/s" output="$T/o"
 rejects "split= to an unwritable path" "^foldkit: /proc/x: cannot create directory: " split=/proc/x
 rejects "output= to an unwritable path" "^foldkit: /proc/x[^:]*: cannot create: " output=/proc/x
@@ -74,8 +79,7 @@ for sig in default ignored; do
 	fi
 done
 
-# perf.data files that are not whole: perf script rejects them before or
-# while reading; the plugin must not turn that into a success
+# perf.data files perf script rejects before reading
 perf_rejects() {
 	local name=$1 file=$2 st
 	plugin "$file" >"$T/out" 2>"$T/err"; st=$?
@@ -91,24 +95,61 @@ head -c 100000 /dev/urandom >"$T/garbage.data"
 perf_rejects "garbage perf.data" "$T/garbage.data"
 : >"$T/empty.data"
 perf_rejects "empty perf.data" "$T/empty.data"
-# cut inside the sample records (the data section starts after the header)
+
+# perf.data files that are not whole: perf would fold part of the samples
+# (all those before a cut between records) and stop.  No profile, a message
+# that says what is wrong, a non-zero status; an earlier output= file and
+# split= directory are left as they were.
+plugin "$T/rec.data" "output=$T/kept.folded" 2>/dev/null || fail "output= on a good recording failed"
+plugin "$T/rec.data" "split=$T/kept" 2>/dev/null || fail "split= on a good recording failed"
+cp "$T/kept.folded" "$T/kept.want"
+(cd "$T/kept" && cat index.tsv *.folded) >"$T/kept.dir"
+damaged() { # NAME FILE REGEX
+	local name=$1 file=$2 re=$3 st mode
+	for mode in stdout "output=$T/kept.folded" "split=$T/kept"; do
+		[ $mode = stdout ] && mode=
+		plugin "$file" $mode >"$T/out" 2>"$T/err"; st=$?
+		if [ $st = 0 ]; then
+			fail "$name ${mode:-stdout}: exit status 0"
+		elif [ -s "$T/out" ]; then
+			fail "$name ${mode:-stdout}: printed $(head -1 "$T/out")"
+		elif ! grep -Eq -- "$re" "$T/err"; then
+			fail "$name ${mode:-stdout}: stderr lacks /$re/: $(grep -v Warning "$T/err" | head -2)"
+		fi
+	done
+	cmp -s "$T/kept.folded" "$T/kept.want" || fail "$name: output= replaced the earlier profile"
+	(cd "$T/kept" && cat index.tsv *.folded) | cmp -s - "$T/kept.dir" ||
+		fail "$name: split= changed the earlier profiles"
+	echo "ok $name: $(grep -E -- "$re" "$T/err" | head -1)"
+}
+u64() { od -An -t u8 -j "$2" -N 8 "$1" | tr -d ' '; }		# FILE OFFSET
+u16() { od -An -t u2 -j "$2" -N 2 "$1" | tr -d ' '; }
+poke() { printf "$3" | dd of="$1" bs=1 seek="$2" conv=notrunc status=none; }	# FILE OFFSET BYTES
+doff=$(u64 "$T/rec.data" 40)
+dsize=$(u64 "$T/rec.data" 48)
+# the offset of a record about two thirds into the data section
+rec=$doff
+while [ $rec -lt $((doff + dsize * 2 / 3)) ]; do rec=$((rec + $(u16 "$T/rec.data" $((rec + 6))))); done
+
 size=$(stat -c %s "$T/rec.data")
 head -c $((size / 2)) "$T/rec.data" >"$T/cut.data"
-# perf rejects such a file, unless the cut falls between two records: then
-# it reads the records before the cut, and the profile must be part of the
-# whole one (well-formed lines, no more samples than the whole recording)
-plugin "$T/cut.data" >"$T/out" 2>"$T/err"; st=$?
-if [ $st != 0 ]; then
-	perf_rejects "perf.data cut in half" "$T/cut.data"
-else
-	plugin "$T/rec.data" >"$T/whole" 2>/dev/null
-	if awk 'FNR == NR { whole += $NF; next }
-		!/^[^ ].* [0-9]+$/ { bad = 1 } { part += $NF }
-		END { exit !(bad == 0 && part <= whole) }' "$T/whole" "$T/out"; then
-		echo "ok perf.data cut in half, between records: read up to the cut"
-	else
-		fail "perf.data cut in half: status 0 and a profile that is not part of the whole: $(head -2 "$T/out")"
-	fi
-fi
+damaged "perf.data cut in half" "$T/cut.data" "^foldkit: .*/cut\.data: cut short: its header says the samples end at byte $((doff + dsize)), the file has $((size / 2)) bytes: no profile made"
+# cut exactly between two records: perf would read up to the cut and stop
+head -c $rec "$T/rec.data" >"$T/cut2.data"
+damaged "perf.data cut between records" "$T/cut2.data" "cut short"
+cp "$T/rec.data" "$T/zero.data" && poke "$T/zero.data" $((rec + 6)) '\0\0'
+damaged "a record of size 0" "$T/zero.data" "byte $rec: a record of type [0-9]+ and 0 bytes, too short"
+cp "$T/rec.data" "$T/type0.data" && poke "$T/type0.data" $rec '\0\0\0\0'
+damaged "a record of type 0" "$T/type0.data" "byte $rec: a record of type 0"
+cp "$T/rec.data" "$T/unfinished.data" && poke "$T/unfinished.data" 48 '\0\0\0\0\0\0\0\0'
+damaged "perf record killed (no data size)" "$T/unfinished.data" "not finished"
+# a record whose type perf does not know: perf stops at it, part-way
+cp "$T/rec.data" "$T/unknown.data" && poke "$T/unknown.data" $rec '\377\177\0\0'
+damaged "a record of an unknown type" "$T/unknown.data" "perf stopped before (the end of the recording|reading any sample)"
+# cut only in the feature sections after the samples: whole
+head -c $(( (doff + dsize + size) / 2 )) "$T/rec.data" >"$T/features.data"
+plugin "$T/features.data" >"$T/out" 2>"$T/err" && cmp -s "$T/out" "$T/good" &&
+	echo "ok perf.data cut in the feature sections: the whole profile" ||
+	fail "perf.data cut in the feature sections: $(head -2 "$T/err")"
 
 exit $FAILED

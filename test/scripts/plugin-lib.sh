@@ -48,12 +48,14 @@ W=$T/fkwork
 cc -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -pthread -o "$W" "$ROOT/test/workloads/fkwork.c" ||
 	{ echo "cannot build the workload" >&2; exit 1; }
 
-# plugin DATA [DLARG...]: the plugin's output for DATA
+# plugin DATA [DLARG...]: the plugin's output for DATA; perf script gets
+# $SCRIPT_ARGS too (split at blanks)
 plugin() {
 	local data=$1; shift
 	local args=() a
 	for a in "$@"; do args+=(--dlarg "$a"); done
-	env "${PLUGIN_ENV[@]}" perf script -i "$data" --dlfilter "$PLUGIN" "${args[@]}"
+	# shellcheck disable=SC2086
+	env "${PLUGIN_ENV[@]}" perf script -i "$data" ${SCRIPT_ARGS:-} --dlfilter "$PLUGIN" "${args[@]}"
 }
 
 # same_as_pipeline NAME DATA "PERF-SCRIPT-ARGS" "FP-COLLAPSE-ARGS" "DLARGS":

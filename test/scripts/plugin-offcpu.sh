@@ -2,16 +2,24 @@
 # plugin-offcpu.sh - the perf dlfilter's off-CPU mode on a sched_switch
 # recording made here and now of the bundled workload: per-thread off-CPU
 # totals agree with `perf sched timehist` on the same recording within 1%;
-# a 10 ms sleep weighs ten times a 1 ms one; state= and min= filter.  Also
-# the plain mode on tracepoint data equals `perf script | fp-collapse`.
+# each 10 ms sleep weighs at least 10 ms, each 1 ms one at least 1 ms;
+# state= and min= filter; perf script --pid narrows the stacks, not the
+# time; a sampled recording, or one that is not system-wide, is called
+# what it is.  Also the plain mode on tracepoint data equals
+# `perf script | fp-collapse`.  test/scripts/plugin-offcpu-ns.sh runs it
+# again inside a PID namespace (a container), where the samples' pids are
+# not the kernel's.
 set -u
 . "$(dirname "$0")/plugin-lib.sh"
 
 # The workload runs across the whole recording, so that no thread of it
 # exits inside: perf sched timehist loses the last wait of an exiting
-# thread (perf records its final switch with thread id -1).
-"$W" 3000 0 &
-wpid=$!
+# thread (perf records its final switch with thread id -1).  perf record
+# can take seconds to start and stop on a loaded machine: the workload runs
+# for a minute and is stopped once the recording is made.
+"$W" 60000 0 &
+wpid=$! c=
+trap 'kill $wpid $c 2>/dev/null; rm -rf "$T"' EXIT
 # wait (not a fixed sleep: CI machines can be loaded) until the child has
 # forked and renamed itself, so that both processes switch while recorded
 for _ in $(seq 100); do
@@ -22,6 +30,8 @@ done
 sleep 0.1
 perf record -q -e sched:sched_switch -a -g -o "$T/sw.data" -- sleep 0.8 >/dev/null 2>"$T/rec.err"
 rc=$?
+kill -0 $wpid $c 2>/dev/null || fail "the workload ended during the recording"
+kill $wpid $c
 wait $wpid
 [ $rc -eq 0 ] || unavailable "perf record -e sched:sched_switch -a -g failed: $(head -3 "$T/rec.err")"
 
@@ -40,14 +50,19 @@ pids="$wpid $c"
 [ "$(echo $pids | wc -w)" -eq 2 ] || { fail "cannot find the workload's two processes (got '$pids')"; exit 1; }
 # The plugin counts the waits still open at the end up to the last sample;
 # timehist does not count them: take them off, per thread, from the text.
-perf script -i "$T/sw.data" -F time,trace 2>/dev/null | awk '{
-	t = $1; sub(/:$/, "", t); if (t > end) end = t
-	for (i = 2; i <= NF; i++) {
+# The switch's prev_pid and next_pid are the kernel's, the sample's tid is
+# perf's (they differ in a PID namespace): the thread switched out is the
+# sample's, which maps one to the other.
+perf script -i "$T/sw.data" -F tid,time,trace 2>/dev/null | awk '{
+	t = $2; sub(/:$/, "", t); if (t > end) end = t
+	for (i = 3; i <= NF; i++) {
 		if ($i ~ /^prev_pid=/) { split($i, a, "="); prev = a[2] }
 		if ($i ~ /^prev_state=/) { split($i, a, "="); state = a[2] }
-		if ($i ~ /^next_pid=/) { split($i, a, "="); delete out[a[2]] }
+		if ($i ~ /^next_pid=/) { split($i, a, "="); next_pid = a[2] }
 	}
-	if (state ~ /^[XZ]/) delete out[prev]; else out[prev] = t
+	tid[prev] = $1
+	if (next_pid in tid) delete out[tid[next_pid]]
+	if (state ~ /^[XZ]/) delete out[$1]; else out[$1] = t
 } END { for (t in out) printf "%s %.0f\n", t, (end - out[t]) * 1e6 }' >"$T/tails"
 awk -v pids=" $pids " 'FILENAME == ARGV[1] { tail[$1] = $2; next } {
 	split($1, f, ";"); n = split(f[1], a, "-"); split(a[n], p, "/")
@@ -79,33 +94,46 @@ if awk '{
 }' "$T/both"; then echo "ok per-thread off-CPU time agrees with perf sched timehist within 1%"
 else fail "off-CPU totals differ from perf sched timehist by more than 1%"; fi
 
-# default states S,D: the 10 ms sleeps weigh about ten times the 1 ms ones
-# (the same number of sleeps: counting switches would make them equal).  A
-# loaded machine stretches the short sleeps most (a wake-up comes late by
-# the same delay whatever the sleep), so anything well above 1 proves the
-# weighting: 2.5 to 20 is asked.
-plugin "$T/sw.data" offcpu >"$T/sd.folded" 2>/dev/null || fail "offcpu failed"
-long=$(awk '/;wait_long;/ { s += $NF } END { print s + 0 }' "$T/sd.folded")
-short=$(awk '/;wait_short;/ { s += $NF } END { print s + 0 }' "$T/sd.folded")
-if awk -v l="$long" -v s="$short" 'BEGIN { exit !(s > 0 && l / s > 2.5 && l / s < 20) }'; then
-	echo "ok wait_long $long us, wait_short $short us"
-else fail "wait_long $long us vs wait_short $short us: not about ten to one"; fi
+# default states S,D: each wait is weighted by its length, not counted.
+# sleep-long's 10 ms sleeps and sleep-short's 1 ms ones: a sleep never ends
+# early, so the mean wait of each is at least its length (less the one the
+# end of the recording may cut), and a loaded machine only lengthens them;
+# the short one's mean stays below the long one's (its wake-up would have to
+# come 9 ms late on average).  Counting switches would give a mean of 1 us,
+# nanoseconds a mean of 10^7.  The waits are counted from perf's text.
+plugin "$T/sw.data" offcpu pid >"$T/sd.folded" 2>/dev/null || fail "offcpu failed"
+perf script -i "$T/sw.data" -F pid,tid,trace,ip,sym 2>/dev/null | awk -v pid="$wpid" '
+function done() { if (p == pid && st ~ /^[SD]/) { if (l) nl++; if (s) ns++ } }
+/^[ ]*[0-9-]+\/[0-9-]+ / { done(); split($1, a, "/"); p = a[1]; l = s = 0
+	for (i = 2; i <= NF; i++) if ($i ~ /^prev_state=/) st = substr($i, 12); next }
+$2 == "wait_long" { l = 1 } $2 == "wait_short" { s = 1 }
+END { done(); print nl + 0, ns + 0 }' >"$T/nwaits"
+read -r nlong nshort <"$T/nwaits"
+long=$(awk -v p="sleep-long-$wpid;" 'index($0, p) == 1 && /;wait_long;/ { s += $NF } END { print s + 0 }' "$T/sd.folded")
+short=$(awk -v p="sleep-short-$wpid;" 'index($0, p) == 1 && /;wait_short;/ { s += $NF } END { print s + 0 }' "$T/sd.folded")
+if awk -v l="$long" -v s="$short" -v nl="$nlong" -v ns="$nshort" 'BEGIN {
+	if (nl < 10 || ns < 10) exit 1
+	ml = l / nl; ms = s / ns
+	exit !(ml >= 10000 * (nl - 1) / nl && ml < 1e6 && ms >= 1000 * (ns - 1) / ns && ms < ml)
+}'; then
+	echo "ok wait_long $long us in $nlong waits, wait_short $short us in $nshort waits"
+else fail "wait_long $long us in $nlong waits, wait_short $short us in $nshort waits: not weighted by time"; fi
 # glibc keeps no frame pointer: wait_for_lock's frame is skipped
-grep -q '^lock-[ab];.*;locker;[^;]*lll_lock_wait;' "$T/sd.folded" || fail "no locker;...lll_lock_wait stack (mutex contention)"
+grep -q '^lock-[ab]-[0-9]*;.*;locker;[^;]*lll_lock_wait;' "$T/sd.folded" || fail "no locker;...lll_lock_wait stack (mutex contention)"
 grep -vq ' [0-9]*$' "$T/sd.folded" && fail "a count is not a whole number of microseconds"
 
 # min=5000 keeps the 10 ms sleeps and drops the 1 ms ones (not those a
 # busy machine made last over 5 ms: how many depends on the load)
-plugin "$T/sw.data" offcpu min=5000 >"$T/min.folded" 2>"$T/err" || fail "offcpu min= failed"
+plugin "$T/sw.data" offcpu pid min=5000 >"$T/min.folded" 2>"$T/err" || fail "offcpu min= failed"
 grep -q 'waits under min=5000 us left out' "$T/err" || fail "min=5000: no count of the waits left out"
-long5=$(awk '/;wait_long;/ { s += $NF } END { print s + 0 }' "$T/min.folded")
-short5=$(awk '/;wait_short;/ { s += $NF } END { print s + 0 }' "$T/min.folded")
+long5=$(awk -v p="sleep-long-$wpid;" 'index($0, p) == 1 && /;wait_long;/ { s += $NF } END { print s + 0 }' "$T/min.folded")
+short5=$(awk -v p="sleep-short-$wpid;" 'index($0, p) == 1 && /;wait_short;/ { s += $NF } END { print s + 0 }' "$T/min.folded")
 if awk -v l="$long" -v s="$short" -v l5="$long5" -v s5="$short5" \
 	'BEGIN { exit !(l5 > l * 0.9 && s5 < s) }'; then
 	echo "ok min=5000: wait_long $long5 us, wait_short $short5 us"
 else fail "min=5000: wait_long $long5 of $long us, wait_short $short5 of $short us"; fi
 # state=R: preemptions only, never the sleeps
-plugin "$T/sw.data" offcpu state=R >"$T/r.folded" 2>/dev/null || fail "offcpu state=R failed"
+plugin "$T/sw.data" offcpu pid state=R >"$T/r.folded" 2>/dev/null || fail "offcpu state=R failed"
 # (a sleep woken before it began leaves the CPU runnable, in state R:
 # those are rare and short)
 r=$(awk '/;do_nanosleep;schedule;/ { s += $NF } END { print s + 0 }' "$T/r.folded")
@@ -114,16 +142,83 @@ if awk -v r="$r" -v s="$sd" 'BEGIN { exit !(s > 0 && r < s / 20) }'; then
 	echo "ok state=R: $r us in nanosleep, against $sd us with S,D"
 else fail "state=R: $r us in nanosleep, against $sd us with S,D"; fi
 
-# split: per process, together the same stacks as with pid
+# split: per process, together the same stacks as with pid; the
+# workload's two processes named after their main threads, in us
 plugin "$T/sw.data" offcpu pid >"$T/sd.folded" 2>/dev/null
 if plugin "$T/sw.data" offcpu pid "split=$T/split" >/dev/null 2>"$T/err"; then
 	cat "$T/split"/*.folded | sort >"$T/merged"
 	sort "$T/sd.folded" >"$T/sd.sorted"
 	cmp -s "$T/merged" "$T/sd.sorted" || fail "offcpu split= files differ from the offcpu pid output"
-	[ -s "$T/split/index.tsv" ] || fail "offcpu split= wrote no index.tsv"
+	# (the child only spins: it never sleeps)
+	grep -q "^fkwork-$wpid\.folded	fkwork	$wpid	.*	us\$" "$T/split/index.tsv" ||
+		fail "offcpu split=: no fkwork-$wpid.folded in us in index.tsv"
+	grep -q "(counts in us)" "$T/err" || fail "offcpu split=: the unit is not on stderr"
 	echo "ok offcpu split: $(ls "$T/split"/*.folded | wc -l) profiles"
 else
 	fail "offcpu split= failed: $(head -3 "$T/err")"
+fi
+
+# perf script --pid narrows the stacks shown, not the time: a wait ends at
+# the switch-in that a thread of another process records, which --pid
+# leaves out; the workload's stacks are those of the whole recording
+plugin "$T/sw.data" offcpu tid >"$T/wide" 2>/dev/null
+awk -v pids=" $pids " '{ split($1, f, ";"); n = split(f[1], a, "-"); split(a[n], p, "/")
+	if (index(pids, " " p[1] " ")) print }' "$T/wide" >"$T/wide.ours"
+if SCRIPT_ARGS="--pid $wpid,$c" plugin "$T/sw.data" offcpu tid >"$T/narrow" 2>"$T/narrow.err"; then
+	if ! cmp -s "$T/wide.ours" "$T/narrow"; then
+		fail "perf script --pid: the workload's off-CPU stacks differ from the whole recording's"
+		diff "$T/wide.ours" "$T/narrow" | head -6 >&2
+	elif grep -q "system-wide\|some CPUs" "$T/narrow.err"; then
+		fail "perf script --pid: a note about missing switch-ins: $(grep 'system-wide\|some CPUs' "$T/narrow.err")"
+	else
+		echo "ok perf script --pid: $(wc -l <"$T/narrow") stacks, the same as in the whole recording"
+	fi
+else
+	fail "perf script --pid: $(head -3 "$T/narrow.err")"
+fi
+
+# a sampled sched_switch recording (-F, -c N): refused, with how to record
+for how in "-F 99" "-c 3"; do
+	perf record -q -e sched:sched_switch $how -a -g -o "$T/sampled.data" -- sleep 0.3 >/dev/null 2>&1 ||
+		{ fail "perf record -e sched:sched_switch $how failed"; continue; }
+	plugin "$T/sampled.data" offcpu >"$T/out" 2>"$T/err"; st=$?
+	if [ $st = 0 ] || [ -s "$T/out" ]; then
+		fail "offcpu on a recording made with $how: status $st, $(wc -l <"$T/out") lines"
+	elif ! grep -q "sampled .*record with -c 1" "$T/err"; then
+		fail "offcpu on a recording made with $how: $(head -2 "$T/err")"
+	else
+		echo "ok $how refused: $(grep -o "sampled [^(]*" "$T/err")"
+	fi
+done
+
+# a recording of the workload alone (not system-wide): the waits that
+# other processes' threads end have no end; refused, saying why
+perf record -q -e sched:sched_switch -g -o "$T/own.data" -- "$W" 300 0 >/dev/null 2>&1 ||
+	fail "perf record -e sched:sched_switch of the workload alone failed"
+plugin "$T/own.data" offcpu >"$T/out" 2>"$T/err"; st=$?
+if [ $st = 0 ] || [ -s "$T/out" ]; then
+	fail "offcpu on a per-process recording: status $st, $(wc -l <"$T/out") lines: $(head -4 "$T/err")"
+elif ! grep -q "the recording is not system-wide (.*perf record -e sched:sched_switch -a -g" "$T/err"; then
+	fail "offcpu on a per-process recording: $(head -3 "$T/err")"
+else
+	echo "ok per-process recording refused: $(grep -o '[0-9]* of [0-9]* waits' "$T/err")"
+fi
+
+# a selection that keeps nothing: said, status 1, no output
+SCRIPT_ARGS="--pid 2147483646" plugin "$T/sw.data" offcpu >"$T/out" 2>"$T/err" && fail "offcpu, perf script --pid matching nothing: status 0"
+[ -s "$T/out" ] && fail "offcpu, perf script --pid matching nothing: printed stacks"
+grep -q "none of the [0-9]* samples perf read passed its selection" "$T/err" &&
+	echo "ok offcpu, nothing selected: $(head -1 "$T/err")" || fail "offcpu, nothing selected: $(head -2 "$T/err")"
+
+# In a PID namespace (plugin-offcpu-ns.sh), make sure that is what ran:
+# another namespace than the caller's, where the samples' tids are not the
+# switches' pids.
+if [ -n "${FK_OUTER_PIDNS:-}" ]; then
+	[ "$(readlink /proc/self/ns/pid)" != "$FK_OUTER_PIDNS" ] || fail "not in a new PID namespace"
+	perf script -i "$T/sw.data" --pid "$wpid" -F tid,trace 2>/dev/null |
+		awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^prev_pid=/ && $i != "prev_pid=" $1) n++ } END { exit !n }' &&
+		echo "ok in a PID namespace: the samples' tids are not the kernel's" ||
+		fail "in a PID namespace, yet the samples' tids are the kernel's"
 fi
 
 # the format is read from the file given, and must have the fields

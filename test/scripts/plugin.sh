@@ -3,8 +3,10 @@
 # `perf script | fp-collapse` gives with the same options, on perf.data
 # recorded here and now from the bundled workload (test/workloads/fkwork.c):
 # per process with frame pointers, and system-wide with kernel stacks.  Also:
-# DWARF recordings are refused, split= writes one profile per process,
-# bad options fail.
+# DWARF recordings are refused; split= writes one profile per process, named
+# after the process, with index.tsv (escaped, with units); pid= and comm=
+# select processes; an empty profile is an error in every output mode;
+# output= writes through links and keeps a file's mode; bad options fail.
 set -u
 . "$(dirname "$0")/plugin-lib.sh"
 
@@ -67,16 +69,25 @@ if plugin "$T/proc.data" pid "split=$T/split" >"$T/out" 2>"$T/err"; then
 	[ "$n" -eq 2 ] || fail "split=: $n profiles, expected 2 (fkwork, fkwork-child)"
 	cat "$T/split"/*.folded | sort >"$T/merged"
 	cmp -s "$T/merged" "$T/pid.folded" || fail "split= files differ from the pid output"
-	head -1 "$T/split/index.tsv" | grep -qx "$(printf 'file\tcomm\tpid\tsamples\tshare')" ||
+	head -1 "$T/split/index.tsv" | grep -qx "$(printf 'file\tcomm\tpid\tsamples\tshare\ttotal\tunit')" ||
 		fail "index.tsv header"
 	# every row names an existing file, with the comm and pid of its name
-	tail -n +2 "$T/split/index.tsv" | while IFS=$'\t' read -r f c p s sh; do
+	# cpu-clock: nanoseconds, the total the file's
+	tail -n +2 "$T/split/index.tsv" | while IFS=$'\t' read -r f c p s sh tot u; do
 		[ -f "$T/split/$f" ] || fail "index.tsv names missing $f"
 		[ "$f" = "$c-$p.folded" ] || fail "index.tsv: $f is not $c-$p.folded"
 		[ "$s" -gt 0 ] || fail "index.tsv: $f has no samples"
+		[ "$u" = ns ] || fail "index.tsv: $f: unit '$u', not ns"
+		[ "$tot" = "$(awk '{ s += $NF } END { print s }' "$T/split/$f")" ] ||
+			fail "index.tsv: $f: total $tot is not the file's"
 	done
+	grep -q "(counts in ns)" "$T/err" || fail "split=: the unit is not on stderr"
 	grep -q "^fkwork-child-[0-9]*\.folded	fkwork-child	" "$T/split/index.tsv" ||
 		fail "the child is not named after its new name fkwork-child"
+	# the main process after its main thread, which is seldom on the CPU
+	# (it waits for the others): never after a thread that was sampled
+	grep -q "^fkwork-[0-9]*\.folded	fkwork	" "$T/split/index.tsv" ||
+		fail "the workload is not named after its main thread fkwork: $(cut -f1 "$T/split/index.tsv" | tr '\n' ' ')"
 	awk -F'\t' 'NR > 1 { s += $5 } END { exit !(s > 0.999 && s < 1.001) }' "$T/split/index.tsv" ||
 		fail "index.tsv shares do not add up to 1"
 	echo "ok split: $n profiles"
@@ -94,13 +105,127 @@ else
 	fail "output= failed: $(head -3 "$T/err")"
 fi
 
+# output= through a link to a descriptor (as /dev/stdout is one): written
+# to what the descriptor names, the link left alone; and to /dev/stdout
+# itself with standard output redirected to a file
+ln -s /proc/self/fd/1 "$T/stdout-link"
+plugin "$T/proc.data" "output=$T/stdout-link" >"$T/via-link" 2>"$T/err" || fail "output= to a link to fd 1: $(head -2 "$T/err")"
+[ -L "$T/stdout-link" ] || fail "output= to a link to fd 1 replaced the link"
+cmp -s "$T/via-link" "$T/want" || fail "output= to a link to fd 1: not the profile on standard output"
+# (in a mount namespace of its own over a /dev of its own: a plugin that
+# replaced /dev/stdout must not break the machine it is tested on)
+cat >"$T/devstdout.sh" <<'EOS'
+set -e
+mkdir "$T/realdev"
+mount --bind /dev "$T/realdev"
+mount -t tmpfs tmpfs /dev
+for n in null zero full urandom; do touch "/dev/$n"; mount --bind "$T/realdev/$n" "/dev/$n"; done
+ln -s /proc/self/fd /dev/fd
+ln -s /proc/self/fd/1 /dev/stdout
+ln -s /proc/self/fd/2 /dev/stderr
+set +e
+env "${PLUGIN_ENV[@]}" perf script -i "$T/proc.data" --dlfilter "$PLUGIN" --dlarg output=/dev/stdout >"$T/via-dev"
+echo $? >"$T/via-dev.st"
+[ -L /dev/stdout ] || echo replaced >"$T/via-dev.st"
+EOS
+if unshare --mount --propagation private true 2>/dev/null; then
+	T=$T PLUGIN=$PLUGIN unshare --mount --propagation private bash -c \
+		"PLUGIN_ENV=(${PLUGIN_ENV[*]}); . '$T/devstdout.sh'" 2>"$T/err"
+	case $(cat "$T/via-dev.st" 2>/dev/null) in
+	0) cmp -s "$T/via-dev" "$T/want" || fail "output=/dev/stdout: not the profile on standard output" ;;
+	replaced) fail "output=/dev/stdout replaced /dev/stdout" ;;
+	*) fail "output=/dev/stdout: $(head -2 "$T/err")" ;;
+	esac
+else
+	echo "note: no mount namespace here: output=/dev/stdout itself not tried" >&2
+fi
+[ -L /dev/stdout ] || fail "/dev/stdout is not a link"
+[ $FAILED = 0 ] && echo "ok output= to /dev/stdout and a link to fd 1: written through"
+# an existing file keeps its mode; a new one gets the umask
+printf 'old\n' >"$T/mode.folded" && chmod 0604 "$T/mode.folded"
+plugin "$T/proc.data" "output=$T/mode.folded" 2>/dev/null
+[ "$(stat -c %a "$T/mode.folded")" = 604 ] || fail "output= changed a file's mode to $(stat -c %a "$T/mode.folded")"
+(umask 027 && plugin "$T/proc.data" "output=$T/umask.folded" 2>/dev/null)
+[ "$(stat -c %a "$T/umask.folded")" = 640 ] || fail "output= made a file of mode $(stat -c %a "$T/umask.folded") with umask 027"
+cmp -s "$T/mode.folded" "$T/want" && echo "ok output= keeps a file's mode, makes one with the umask" ||
+	fail "output= over an existing file: not the profile"
+
+# selectors: pid= and comm= pick processes without awk
+child=$(awk -F'\t' '$2 == "fkwork-child" { print $3 }' "$T/split/index.tsv")
+grep "^fkwork-child-$child;" "$T/pid.folded" >"$T/child.want"
+plugin "$T/proc.data" pid "pid=$child" >"$T/got" 2>"$T/err" && cmp -s "$T/got" "$T/child.want" ||
+	fail "pid=$child: not the child's stacks: $(head -2 "$T/err")"
+plugin "$T/proc.data" pid 'comm=^fkwork-ch' >"$T/got" 2>"$T/err" && cmp -s "$T/got" "$T/child.want" ||
+	fail "comm=^fkwork-ch: not the child's stacks: $(head -2 "$T/err")"
+plugin "$T/proc.data" pid 'comm=^fkwork$' "split=$T/one" >/dev/null 2>&1
+[ "$(cut -f2 "$T/one/index.tsv" | tr '\n' ' ')" = "comm fkwork " ] && [ "$(ls "$T/one" | wc -l)" = 2 ] ||
+	fail "comm=^fkwork\$ split=: $(ls "$T/one" | tr '\n' ' ')"
+echo "ok pid= and comm= select processes"
+
+# nothing to write, in every output mode: said, status 1, no file made or
+# replaced: a selection matching nothing, a comm= matching nothing, an
+# idle process
+printf 'old\n' >"$T/keep.folded"
+sleep 5 &
+sleeper=$!
+perf record -q -g -p $sleeper -o "$T/idle.data" -- sleep 0.3 >/dev/null 2>&1 || fail "perf record -p of a sleeping process failed"
+kill $sleeper; wait $sleeper 2>/dev/null
+before=$FAILED FAILED=0
+for mode in "" "output=$T/keep.folded" "split=$T/none"; do
+	for how in "pid --pid=2147483646" "pid=2147483646" "comm=^nothing-like-it$" "idle"; do
+		data=$T/proc.data args=$how re=
+		case $how in
+		--pid*|pid\ --pid*) re="none of the [0-9]* samples perf read passed its selection" ;;
+		pid=*) re="no samples of pid=2147483646 ([0-9]* of other processes)" ;;
+		comm=*) re="no process matches comm=\\^nothing-like-it\\\$; the recording's: fkwork ([0-9]*), fkwork-child ([0-9]*)" ;;
+		idle) data=$T/idle.data args= re="the recording holds no samples" ;;
+		esac
+		case $how in pid\ --pid*) SCRIPT_ARGS=--pid=2147483646; args= ;; *) SCRIPT_ARGS= ;; esac
+		SCRIPT_ARGS=$SCRIPT_ARGS plugin "$data" $args $mode >"$T/out" 2>"$T/err"; st=$?
+		if [ $st != 1 ] || [ -s "$T/out" ] || ! grep -q "^foldkit: $re" "$T/err"; then
+			fail "nothing to write ($how, ${mode:-stdout}): status $st, $(wc -l <"$T/out") lines, $(head -2 "$T/err")"
+		fi
+	done
+done
+[ "$(cat "$T/keep.folded")" = old ] || fail "nothing to write: output= replaced the file"
+[ -e "$T/none" ] && fail "nothing to write: split= made its directory"
+[ $FAILED = 0 ] && echo "ok nothing to write: status 1 and why, in every output mode"
+[ $before = 0 ] || FAILED=1
+
+# index.tsv escapes names a process chose, and no file name reads as an option
+cat >"$T/namer.c" <<'EOC'
+#include <sys/prctl.h>
+#include <time.h>
+int main(int argc, char **argv)
+{
+	volatile unsigned long x = 0;
+	time_t end = time(0) + 1;
+	prctl(PR_SET_NAME, argv[1]);
+	while (time(0) <= end)
+		x++;
+	return 0;
+}
+EOC
+cc -O1 -o "$T/namer" "$T/namer.c" || fail "cannot build the renaming program"
+perf record -q -g -o "$T/named.data" -- "$T/namer" "$(printf -- '-rf\tx\033[2J\\')" >/dev/null 2>&1 ||
+	fail "perf record of the renaming program failed"
+plugin "$T/named.data" "split=$T/named" 2>"$T/err" || fail "split= of a strange name: $(head -2 "$T/err")"
+row=$(tail -n +2 "$T/named/index.tsv" | head -1)
+file=${row%%	*}
+case $file in -*) fail "split=: a file named '$file'" ;; esac
+printf '%s' "$row" | cut -f2 | grep -qx -- '-rf\\x09x\\x1b\[2J\\\\' ||
+	fail "index.tsv: the name is not escaped: $(printf '%s' "$row" | cut -f2 | od -c | head -2)"
+[ "$(tail -c 1 "$T/named/index.tsv" | od -An -c | tr -d ' ')" = '\n' ] || fail "index.tsv does not end with a newline"
+[ "$(wc -l <"$T/named/index.tsv")" = 2 ] || fail "index.tsv: $(wc -l <"$T/named/index.tsv") lines"
+echo "ok index.tsv: $(printf '%s' "$row" | cut -f1,2)"
+
 # a profile that cannot be written fails perf script
 mkdir -p "$T/ro" && touch "$T/ro/file"
 plugin "$T/proc.data" "split=$T/ro/file/sub" >/dev/null 2>"$T/err" && fail "split= into a file's path succeeded"
 grep -q "cannot create directory" "$T/err" || fail "no message for an impossible split= directory"
 
 # DWARF call graphs: a clear refusal, no profile
-if perf record -q --call-graph dwarf -F 99 -o "$T/dwarf.data" -- "$W" 200 >/dev/null 2>&1; then
+if perf record -q --call-graph dwarf -F 999 -o "$T/dwarf.data" -- "$W" 300 >/dev/null 2>&1; then
 	if plugin "$T/dwarf.data" >"$T/out" 2>"$T/err"; then
 		fail "a DWARF recording was folded (exit 0)"
 	fi
