@@ -172,15 +172,17 @@ perf record -q -g -p $sleeper -o "$T/idle.data" -- sleep 0.3 >/dev/null 2>&1 || 
 kill $sleeper; wait $sleeper 2>/dev/null
 before=$FAILED FAILED=0
 for mode in "" "output=$T/keep.folded" "split=$T/none"; do
-	for how in "pid --pid=2147483646" "pid=2147483646" "comm=^nothing-like-it$" "idle"; do
-		data=$T/proc.data args=$how re=
+	for how in --pid pid= comm= idle; do
+		data=$T/proc.data args= SCRIPT_ARGS=
 		case $how in
-		--pid*|pid\ --pid*) re="none of the [0-9]* samples perf read passed its selection" ;;
-		pid=*) re="no samples of pid=2147483646 ([0-9]* of other processes)" ;;
-		comm=*) re="no process matches comm=\\^nothing-like-it\\\$; the recording's: fkwork ([0-9]*), fkwork-child ([0-9]*)" ;;
-		idle) data=$T/idle.data args= re="the recording holds no samples" ;;
+		--pid) SCRIPT_ARGS=--pid=2147483646
+		       re="none of the [0-9]* samples perf read passed its selection" ;;
+		pid=) args=pid=2147483646
+		      re="no samples of pid=2147483646 ([0-9]* of other processes)" ;;
+		comm=) args='comm=^nothing-like-it$'
+		       re="no process matches comm=\\^nothing-like-it\\\$; the recording's: fkwork ([0-9]*), fkwork-child ([0-9]*)" ;;
+		idle) data=$T/idle.data re="the recording holds no samples" ;;
 		esac
-		case $how in pid\ --pid*) SCRIPT_ARGS=--pid=2147483646; args= ;; *) SCRIPT_ARGS= ;; esac
 		SCRIPT_ARGS=$SCRIPT_ARGS plugin "$data" $args $mode >"$T/out" 2>"$T/err"; st=$?
 		if [ $st != 1 ] || [ -s "$T/out" ] || ! grep -q "^foldkit: $re" "$T/err"; then
 			fail "nothing to write ($how, ${mode:-stdout}): status $st, $(wc -l <"$T/out") lines, $(head -2 "$T/err")"
