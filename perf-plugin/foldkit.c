@@ -116,6 +116,7 @@ static int find_recording(char **path)
 {
 	GDir *d = g_dir_open("/proc/self/fd", 0, NULL);
 	const char *e;
+	char link[40];
 	int found = -1, n = 0;
 
 	*path = NULL;
@@ -135,9 +136,8 @@ static int find_recording(char **path)
 		g_dir_close(d);
 	if (n != 1)
 		return -1;
-	e = g_strdup_printf("/proc/self/fd/%d", found);
-	*path = g_file_read_link(e, NULL);
-	g_free((char *)e);
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", found);
+	*path = g_file_read_link(link, NULL);
 	if (!*path)
 		*path = g_strdup("perf.data");
 	return found;

@@ -7,18 +7,11 @@
  * test/scripts/plugin-unit.sh.
  */
 #include "../offcpu.c"
+#include "check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-static int failures;
-
-#define CHECK(cond) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-		failures++; \
-	} \
-} while (0)
 
 /* The 6.x kernel's layout. */
 static const char kernel_format[] =
@@ -278,9 +271,5 @@ int main(void)
 	test_states();
 	test_waits();
 	test_bad_formats();
-	if (failures)
-		fprintf(stderr, "offcpu-test: %d checks failed\n", failures);
-	else
-		printf("offcpu-test: all checks passed\n");
-	return failures ? 1 : 0;
+	return CHECK_DONE();
 }

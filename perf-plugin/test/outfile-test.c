@@ -7,18 +7,11 @@
  * test/scripts/plugin-unit.sh.
  */
 #include "../outfile.c"
+#include "check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-static int failures;
-
-#define CHECK(cond) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-		failures++; \
-	} \
-} while (0)
 
 static char *dir;
 
@@ -54,7 +47,7 @@ static void check_text(const char *path, const char *want)
 
 	if (!g_file_get_contents(path, &got, NULL, NULL) || strcmp(got, want) != 0) {
 		fprintf(stderr, "%s holds '%s', want '%s'\n", path, got ? got : "(nothing)", want);
-		failures++;
+		check_failures++;
 	}
 	g_free(got);
 }
@@ -71,7 +64,7 @@ static void check_only(const char *const *names)
 			known |= strcmp(*n, e) == 0;
 		if (!known) {
 			fprintf(stderr, "unexpected file %s\n", e);
-			failures++;
+			check_failures++;
 		}
 	}
 	if (d)
@@ -174,11 +167,7 @@ int main(void)
 	g_free(p);
 	cmd = g_strdup_printf("rm -rf '%s'", dir);
 	if (system(cmd) != 0)
-		failures++;
+		check_failures++;
 	g_free(cmd);
-	if (failures)
-		fprintf(stderr, "outfile-test: %d checks failed\n", failures);
-	else
-		printf("outfile-test: all checks passed\n");
-	return failures ? 1 : 0;
+	return CHECK_DONE();
 }

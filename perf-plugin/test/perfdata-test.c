@@ -6,19 +6,12 @@
  * file).  Built and run by test/scripts/plugin-unit.sh.
  */
 #include "../perfdata.c"
+#include "check.h"
 
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-static int failures;
-
-#define CHECK(cond) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-		failures++; \
-	} \
-} while (0)
 
 static void put64(GByteArray *b, uint64_t v) { g_byte_array_append(b, (guint8 *)&v, 8); }
 static void put32(GByteArray *b, uint32_t v) { g_byte_array_append(b, (guint8 *)&v, 4); }
@@ -122,7 +115,7 @@ static void expect_damage(GByteArray *b, const char *want)
 	if (pd && (!perfdata_damage(pd) || !strstr(perfdata_damage(pd), want))) {
 		fprintf(stderr, "damage '%s', want '%s'\n",
 			perfdata_damage(pd) ? perfdata_damage(pd) : "(none)", want);
-		failures++;
+		check_failures++;
 	}
 	perfdata_free(pd);
 	g_clear_error(&err);
@@ -136,7 +129,7 @@ static void check_name(struct perfdata *pd, int pid, const char *want, bool want
 	if (g_strcmp0(got, want) != 0 || exe != want_exe) {
 		fprintf(stderr, "process %d: name '%s'%s, want '%s'%s\n", pid, got ? got : "(none)",
 			exe ? " (exe)" : "", want ? want : "(none)", want_exe ? " (exe)" : "");
-		failures++;
+		check_failures++;
 	}
 }
 
@@ -284,11 +277,7 @@ int main(void)
 	g_byte_array_unref(b);
 	cmd = g_strdup_printf("rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)
-		failures++;
+		check_failures++;
 	g_free(cmd);
-	if (failures)
-		fprintf(stderr, "perfdata-test: %d checks failed\n", failures);
-	else
-		printf("perfdata-test: all checks passed\n");
-	return failures ? 1 : 0;
+	return CHECK_DONE();
 }

@@ -6,18 +6,11 @@
  */
 #include "../profiles.c"
 #include "../outfile.c"
+#include "check.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-static int failures;
-
-#define CHECK(cond) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-		failures++; \
-	} \
-} while (0)
 
 static void check_name(const char *comm, int pid, const char *want)
 {
@@ -26,7 +19,7 @@ static void check_name(const char *comm, int pid, const char *want)
 	if (strcmp(got, want) != 0) {
 		fprintf(stderr, "profiles_file_name(\"%s\", %d) = \"%s\", want \"%s\"\n",
 			comm, pid, got, want);
-		failures++;
+		check_failures++;
 	}
 	g_free(got);
 }
@@ -37,7 +30,7 @@ static void check_file(const char *path, const char *want)
 
 	if (!g_file_get_contents(path, &got, NULL, NULL) || strcmp(got, want) != 0) {
 		fprintf(stderr, "%s:\n--- got\n%s--- want\n%s", path, got ? got : "(none)\n", want);
-		failures++;
+		check_failures++;
 	}
 	g_free(got);
 }
@@ -125,7 +118,7 @@ int main(void)
 	if (err) {
 		fprintf(stderr, "%s\n", err->message);
 		g_clear_error(&err);
-		failures++;
+		check_failures++;
 	}
 	CHECK(nfiles == 2);
 	path = g_strdup_printf("%s/server-100.folded", sub);
@@ -174,12 +167,8 @@ int main(void)
 
 	path = g_strdup_printf("rm -rf '%s'", dir);
 	if (system(path) != 0)
-		failures++;
+		check_failures++;
 	g_free(path);
 	g_free(sub);
-	if (failures)
-		fprintf(stderr, "profiles-test: %d checks failed\n", failures);
-	else
-		printf("profiles-test: all checks passed\n");
-	return failures ? 1 : 0;
+	return CHECK_DONE();
 }
