@@ -1,4 +1,4 @@
 # fuzz/plugin.mk - the plugin target links the perf plugin's per-process
 # profiles and off-CPU accounting, which need libtraceevent but not perf.
 FUZZ_SRC_plugin := perf-plugin/profiles.c perf-plugin/offcpu.c perf-plugin/outfile.c
-FUZZ_LIBS_plugin := -Iperf-plugin $(shell pkg-config --cflags --libs libtraceevent)
+FUZZ_LIBS_plugin := -Iperf-plugin $(shell pkg-config --cflags --libs libtraceevent 2>/dev/null)

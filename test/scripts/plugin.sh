@@ -112,14 +112,17 @@ ln -s /proc/self/fd/1 "$T/stdout-link"
 plugin "$T/proc.data" "output=$T/stdout-link" >"$T/via-link" 2>"$T/err" || fail "output= to a link to fd 1: $(head -2 "$T/err")"
 [ -L "$T/stdout-link" ] || fail "output= to a link to fd 1 replaced the link"
 cmp -s "$T/via-link" "$T/want" || fail "output= to a link to fd 1: not the profile on standard output"
-# (in a mount namespace of its own over a /dev of its own: a plugin that
-# replaced /dev/stdout must not break the machine it is tested on)
+# (in a mount namespace of its own over a /dev of its own, made private
+# first: a plugin that replaced /dev/stdout must not break the machine it
+# is tested on)
 cat >"$T/devstdout.sh" <<'EOS'
 set -e
-mkdir "$T/realdev"
-mount --bind /dev "$T/realdev"
+mount --make-rprivate /dev
 mount -t tmpfs tmpfs /dev
-for n in null zero full urandom; do touch "/dev/$n"; mount --bind "$T/realdev/$n" "/dev/$n"; done
+mknod -m 666 /dev/null c 1 3
+mknod -m 666 /dev/zero c 1 5
+mknod -m 666 /dev/full c 1 7
+mknod -m 444 /dev/urandom c 1 9
 ln -s /proc/self/fd /dev/fd
 ln -s /proc/self/fd/1 /dev/stdout
 ln -s /proc/self/fd/2 /dev/stderr
@@ -128,8 +131,8 @@ env "${PLUGIN_ENV[@]}" perf script -i "$T/proc.data" --dlfilter "$PLUGIN" --dlar
 echo $? >"$T/via-dev.st"
 [ -L /dev/stdout ] || echo replaced >"$T/via-dev.st"
 EOS
-if unshare --mount --propagation private true 2>/dev/null; then
-	T=$T PLUGIN=$PLUGIN unshare --mount --propagation private bash -c \
+if unshare --mount --propagation unchanged sh -c 'mount --make-rprivate /dev' 2>/dev/null; then
+	T=$T PLUGIN=$PLUGIN unshare --mount --propagation unchanged bash -c \
 		"PLUGIN_ENV=(${PLUGIN_ENV[*]}); . '$T/devstdout.sh'" 2>"$T/err"
 	case $(cat "$T/via-dev.st" 2>/dev/null) in
 	0) cmp -s "$T/via-dev" "$T/want" || fail "output=/dev/stdout: not the profile on standard output" ;;
