@@ -27,8 +27,10 @@
  * Cache: user-space entries are keyed by (process, generation, address),
  * kernel entries by address alone.  A process's generation changes when
  * one of its threads changes its name (exec, prctl), which drops what was
- * cached for its old address space.  The cache grows with the number of
- * distinct addresses, never with the number of samples.
+ * cached for its old address space.  Threads without a pid (pid 0: inside
+ * a PID namespace, every thread outside it) share no address space, so
+ * their user-space entries are resolved every time.  The cache grows with
+ * the number of distinct addresses, never with the number of samples.
  */
 #ifndef FOLDKIT_PLUGIN_FRAMES_H
 #define FOLDKIT_PLUGIN_FRAMES_H
