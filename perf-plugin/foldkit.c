@@ -633,27 +633,37 @@ static G_GNUC_NORETURN void fail_exit(struct state *st)
 }
 
 /*
- * Off-CPU: whether the waits' ends are known.  A system-wide recording
- * holds the switches of every CPU, so each switch's prev is the thread the
- * CPU's previous switch brought in, but for a few (perf misses some
- * switches from an idle task; a few percent at most).  A recording of some
- * threads only (perf record -p, or of a command) holds no switch from an
- * idle task, and a gap wherever another thread ran, often every other
- * switch: a wait that a thread of another process ends has no end there,
- * and its length would be a guess.  That is refused.
+ * Off-CPU: whether the waits' ends are known.  A recording of some threads
+ * only (perf record -p, or of a command) holds their switches out, but not
+ * the switches of other threads that bring them back: a wait that such a
+ * switch ends has no end there, and its length would be a guess.  That is
+ * refused.  perf record's command line in the file says what it recorded;
+ * where it does not (a pipe, an old perf), the switches tell: a system-wide
+ * recording has switches from an idle task, and each switch's prev is the
+ * thread the CPU's previous switch brought in, but for a few (perf misses
+ * some switches from an idle task); a recording of some threads has none,
+ * and a gap wherever another thread ran, often every other switch.
  */
 static bool offcpu_verdict(struct state *st)
 {
 	uint64_t counted, short_waits, unseen, lost = 0, lost_samples = 0;
+	enum perfdata_scope scope = st->pd ? perfdata_scope(st->pd) : PERFDATA_SCOPE_UNKNOWN;
+	bool some_threads;
 
 	offcpu_stats(st->off, &counted, &short_waits, &unseen);
 	if (st->pd)
 		perfdata_lost(st->pd, &lost, &lost_samples);
-	if (unseen && !st->idle_out && st->gaps * 5 > st->switches && !lost && !lost_samples) {
-		warn("the recording is not system-wide (no switch from an idle task in "
-		     "it): %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " waits ended by "
-		     "a switch-in perf did not record, so their lengths are unknown: no "
-		     "profile made; record with perf record -e " SCHED_SWITCH " -a -g",
+	if (scope == PERFDATA_SCOPE_UNKNOWN)
+		some_threads = !st->idle_out && st->gaps * 5 > st->switches && !lost && !lost_samples;
+	else
+		some_threads = scope == PERFDATA_SCOPE_TASKS;
+	if (unseen && some_threads) {
+		warn("the recording is not system-wide (%s): %" G_GUINT64_FORMAT " of %"
+		     G_GUINT64_FORMAT " waits ended by a switch-in perf did not record, "
+		     "so their lengths are unknown: no profile made; record with "
+		     "perf record -e " SCHED_SWITCH " -a -g",
+		     scope == PERFDATA_SCOPE_TASKS ? "perf record was given threads or a command, not -a"
+						   : "no switch from an idle task in it",
 		     unseen, counted);
 		return false;
 	}

@@ -10,6 +10,7 @@
 #define MAGIC 0x32454c4946524550ULL	/* "PERFILE2" */
 #define FILE_HEADER 104			/* sizeof(struct perf_file_header) */
 #define PIPE_HEADER 16			/* sizeof(struct perf_pipe_file_header) */
+#define FEATURE_CMDLINE 11		/* HEADER_CMDLINE */
 #define FEATURE_SAMPLE_TIME 21		/* HEADER_SAMPLE_TIME */
 #define BLOCK (1u << 20)		/* > the largest record, 64 KiB */
 
@@ -52,6 +53,7 @@ struct perfdata {
 	uint64_t first_time, last_time;
 	uint64_t lost, lost_samples;
 	bool compressed, pipe;
+	enum perfdata_scope scope;
 	GStringChunk *strings;
 	GHashTable *threads;	/* tid -> struct thread */
 	GHashTable *procs;	/* pid -> struct proc */
@@ -308,23 +310,119 @@ static void walk(struct perfdata *pd, struct reader *r, uint64_t off, uint64_t e
 	}
 }
 
+/* Where feature bit's section is: false if the header does not list it. */
+static bool feature(struct reader *r, const uint8_t *bits, uint64_t table, unsigned bit,
+		    uint64_t *off, uint64_t *size)
+{
+	unsigned idx = 0;
+	const uint8_t *e;
+
+	if (!(bits[bit / 8] >> (bit % 8) & 1))
+		return false;
+	for (unsigned b = 0; b < bit; b++)
+		idx += bits[b / 8] >> (b % 8) & 1;
+	if (table > UINT64_MAX - 16 * (uint64_t)(idx + 1) ||
+	    !(e = get(r, table + 16 * (uint64_t)idx, 16)))
+		return false;
+	*off = u64(e);
+	*size = u64(e + 8);
+	return true;
+}
+
 /* HEADER_SAMPLE_TIME, if the header lists it and its section is there. */
 static void read_sample_time(struct perfdata *pd, struct reader *r, const uint8_t *bits,
 			     uint64_t table)
 {
-	unsigned idx = 0;
-	const uint8_t *e, *t;
+	uint64_t off, size;
+	const uint8_t *t;
 
-	if (!(bits[FEATURE_SAMPLE_TIME / 8] >> (FEATURE_SAMPLE_TIME % 8) & 1))
-		return;
-	for (unsigned b = 0; b < FEATURE_SAMPLE_TIME; b++)
-		idx += bits[b / 8] >> (b % 8) & 1;
-	if (table > UINT64_MAX - 16 * (uint64_t)(idx + 1) ||
-	    !(e = get(r, table + 16 * (uint64_t)idx, 16)) || u64(e + 8) < 16 ||
-	    !(t = get(r, u64(e), 16)))
+	if (!feature(r, bits, table, FEATURE_SAMPLE_TIME, &off, &size) || size < 16 ||
+	    !(t = get(r, off, 16)))
 		return;
 	pd->first_time = u64(t);
 	pd->last_time = u64(t + 8);
+}
+
+/* perf record's short options that take a value (the rest of the word or
+ * the next one): only their values are skipped, so none is misread */
+static const char VALUE_OPTS[] = "eFcoptuCGmrDjkIS";
+
+/*
+ * What perf record's command line (HEADER_CMDLINE) says it recorded:
+ * every CPU (-a, or -C for some), or some threads (-p, -t, -u, or a
+ * command after "--"); unknown otherwise.
+ */
+static enum perfdata_scope scope_of(char **argv, int argc)
+{
+	bool cpus = false, tasks = false;
+	int i = 0;
+
+	while (i < argc && strcmp(argv[i], "record") != 0)
+		i++;
+	if (i == argc)
+		return PERFDATA_SCOPE_UNKNOWN;
+	for (i++; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (strcmp(a, "--") == 0) {
+			tasks |= i + 1 < argc;
+			break;
+		}
+		if (g_str_has_prefix(a, "--")) {
+			a += 2;
+			cpus |= strcmp(a, "all-cpus") == 0 || strcmp(a, "cpu") == 0 ||
+				g_str_has_prefix(a, "cpu=");
+			tasks |= strcmp(a, "pid") == 0 || strcmp(a, "tid") == 0 ||
+				 strcmp(a, "uid") == 0 || g_str_has_prefix(a, "pid=") ||
+				 g_str_has_prefix(a, "tid=") || g_str_has_prefix(a, "uid=");
+			continue;
+		}
+		if (a[0] != '-')
+			continue;
+		/* a cluster of flags ("-ag"), up to an option with a value */
+		for (a++; *a; a++) {
+			cpus |= *a == 'a' || *a == 'C';
+			tasks |= *a == 'p' || *a == 't' || *a == 'u';
+			if (strchr(VALUE_OPTS, *a)) {
+				i += a[1] == '\0';	/* the value is the next word */
+				break;
+			}
+		}
+	}
+	return cpus ? PERFDATA_SCOPE_CPUS : tasks ? PERFDATA_SCOPE_TASKS
+		    : PERFDATA_SCOPE_UNKNOWN;
+}
+
+/* HEADER_CMDLINE: u32 count, then each word as u32 length and its bytes */
+static void read_cmdline(struct perfdata *pd, struct reader *r, const uint8_t *bits,
+			 uint64_t table)
+{
+	uint64_t off, size, end;
+	const uint8_t *p;
+	GPtrArray *argv;
+	uint32_t n;
+
+	if (!feature(r, bits, table, FEATURE_CMDLINE, &off, &size) || size < 4 ||
+	    off > UINT64_MAX - size || !(p = get(r, off, 4)))
+		return;
+	end = off + size;
+	n = u32(p);
+	off += 4;
+	argv = g_ptr_array_new();
+	for (uint32_t i = 0; i < n && i < 4096 && end - off >= 4; i++) {
+		uint32_t len;
+
+		if (!(p = get(r, off, 4)))
+			break;
+		len = u32(p);
+		off += 4;
+		if (len > end - off || len > BLOCK || !(p = get(r, off, len)))
+			break;
+		g_ptr_array_add(argv, (gpointer)keep(pd, p, len));
+		off += len;
+	}
+	pd->scope = scope_of((char **)argv->pdata, (int)argv->len);
+	g_ptr_array_free(argv, TRUE);
 }
 
 struct perfdata *perfdata_read(int fd, const char *name, GError **err)
@@ -391,6 +489,7 @@ struct perfdata *perfdata_read(int fd, const char *name, GError **err)
 	} else {
 		walk(pd, &r, data_off, data_off + data_size);
 		read_sample_time(pd, &r, bits, data_off + data_size);
+		read_cmdline(pd, &r, bits, data_off + data_size);
 	}
 out:
 	if (r.error && !pd->damage)
@@ -432,6 +531,11 @@ void perfdata_lost(const struct perfdata *pd, uint64_t *events, uint64_t *sample
 bool perfdata_compressed(const struct perfdata *pd)
 {
 	return pd->compressed;
+}
+
+enum perfdata_scope perfdata_scope(const struct perfdata *pd)
+{
+	return pd->scope;
 }
 
 bool perfdata_is_pipe(const struct perfdata *pd)

@@ -83,6 +83,19 @@ void perfdata_lost(const struct perfdata *pd, uint64_t *events, uint64_t *sample
 /* True if the file holds records compressed by perf record -z. */
 bool perfdata_compressed(const struct perfdata *pd);
 
+/*
+ * What perf record's command line (the HEADER_CMDLINE feature) says it
+ * recorded: every CPU's events (-a, --all-cpus; or -C, some CPUs'), some
+ * threads' (-p, -t, -u, or a command after "--"), or the file does not
+ * say.
+ */
+enum perfdata_scope {
+	PERFDATA_SCOPE_UNKNOWN,
+	PERFDATA_SCOPE_CPUS,
+	PERFDATA_SCOPE_TASKS,
+};
+enum perfdata_scope perfdata_scope(const struct perfdata *pd);
+
 /* True if the file is in perf's pipe format (no header sizes). */
 bool perfdata_is_pipe(const struct perfdata *pd);
 

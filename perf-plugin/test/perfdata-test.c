@@ -71,22 +71,49 @@ static GByteArray *file_header(void)
 	return b;
 }
 
-/* Sets the data section to end here; adds features 3 and 21 (sample time). */
+/*
+ * Sets the data section to end here; adds features 3, 11 (perf record's
+ * command line: "perf record -a -g -- sleep 1") and 21 (sample time).
+ */
 static void finish(GByteArray *b, uint64_t first, uint64_t last)
 {
-	uint64_t end = b->len, bits = 1ULL << 3 | 1ULL << 21;
+	static const char *const words[] = { "perf", "record", "-ag", "--", "sleep", "1" };
+	uint64_t end = b->len, bits = 1ULL << 3 | 1ULL << 11 | 1ULL << 21;
+	uint64_t cmd = end + 48, cmdsize = 4 + G_N_ELEMENTS(words) * (4 + 8);
 
 	set64(b, 40, 104);
 	set64(b, 48, end - 104);
 	set64(b, 72, bits);
-	/* the feature table: {offset, size} for bit 3, then bit 21 */
-	put64(b, end + 32);
+	/* the feature table: {offset, size} for bits 3, 11, 21 */
+	put64(b, cmd + cmdsize);
 	put64(b, 4);
-	put64(b, end + 36);
+	put64(b, cmd);
+	put64(b, cmdsize);
+	put64(b, cmd + cmdsize + 4);
 	put64(b, 16);
+	/* each word in 8 bytes, NUL-padded, as perf pads them */
+	put32(b, G_N_ELEMENTS(words));
+	for (size_t i = 0; i < G_N_ELEMENTS(words); i++) {
+		char w[8] = { 0 };
+		strncpy(w, words[i], sizeof(w) - 1);
+		put32(b, 8);
+		g_byte_array_append(b, (const guint8 *)w, 8);
+	}
 	put32(b, 0xdeadbeef);	/* feature 3's 4 bytes */
 	put64(b, first);
 	put64(b, last);
+}
+
+static void check_scope(enum perfdata_scope want, const char *line)
+{
+	char **argv = g_strsplit(line, " ", -1);
+	enum perfdata_scope got = scope_of(argv, (int)g_strv_length(argv));
+
+	if (got != want) {
+		fprintf(stderr, "scope of '%s': %d, want %d\n", line, got, want);
+		check_failures++;
+	}
+	g_strfreev(argv);
 }
 
 static char *tmpdir;
@@ -182,8 +209,28 @@ int main(void)
 		perfdata_lost(pd, &lost, &lost_samples);
 		CHECK(lost == 5 && lost_samples == 7);
 		CHECK(!perfdata_compressed(pd) && !perfdata_is_pipe(pd));
+		CHECK(perfdata_scope(pd) == PERFDATA_SCOPE_CPUS);
 	}
 	perfdata_free(pd);
+
+	/* what perf record's command line says it recorded */
+	check_scope(PERFDATA_SCOPE_CPUS, "/usr/bin/perf record -e sched:sched_switch -a -g -o x -- sleep 1");
+	check_scope(PERFDATA_SCOPE_CPUS, "perf record -qag -o off.data");
+	check_scope(PERFDATA_SCOPE_CPUS, "perf record --all-cpus -g");
+	check_scope(PERFDATA_SCOPE_CPUS, "perf record -C 0,1 -g -- sleep 1");
+	check_scope(PERFDATA_SCOPE_CPUS, "perf record --cpu=0 -g");
+	check_scope(PERFDATA_SCOPE_TASKS, "perf record -e sched:sched_switch -g -p 4242 -- sleep 30");
+	check_scope(PERFDATA_SCOPE_TASKS, "perf record -gp4242");
+	check_scope(PERFDATA_SCOPE_TASKS, "perf record --pid=4242,4250 -g");
+	check_scope(PERFDATA_SCOPE_TASKS, "perf record -t 4243");
+	check_scope(PERFDATA_SCOPE_TASKS, "perf record -e sched:sched_switch -g -- ./server -a");
+	/* an option's value is not read as options: -o -a.data, -e with 'a' */
+	check_scope(PERFDATA_SCOPE_TASKS, "perf record -o -a.data -- ./x");
+	check_scope(PERFDATA_SCOPE_TASKS, "perf record -esched:sched_switch -- ./x");
+	/* no "--", no target: a command or the default system-wide */
+	check_scope(PERFDATA_SCOPE_UNKNOWN, "perf record -e cs -g ./server");
+	check_scope(PERFDATA_SCOPE_UNKNOWN, "perf script -i x");
+	check_scope(PERFDATA_SCOPE_UNKNOWN, "");
 
 	/* a child that never execs keeps the parent thread's name; one whose
 	 * own records come first in the file (another CPU's) keeps those */

@@ -201,7 +201,7 @@ perf record -q -e sched:sched_switch -g -o "$T/own.data" -- "$W" 300 0 >/dev/nul
 plugin "$T/own.data" offcpu >"$T/out" 2>"$T/err"; st=$?
 if [ $st = 0 ] || [ -s "$T/out" ]; then
 	fail "offcpu on a per-process recording: status $st, $(wc -l <"$T/out") lines: $(head -4 "$T/err")"
-elif ! grep -q "the recording is not system-wide (.*perf record -e sched:sched_switch -a -g" "$T/err"; then
+elif ! grep -q "the recording is not system-wide (perf record was given threads or a command, not -a): .*perf record -e sched:sched_switch -a -g" "$T/err"; then
 	fail "offcpu on a per-process recording: $(head -3 "$T/err")"
 else
 	echo "ok per-process recording refused: $(grep -o '[0-9]* of [0-9]* waits' "$T/err")"
