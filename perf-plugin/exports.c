@@ -522,7 +522,8 @@ static int write_doc(struct ss_doc *d, const char *path, GError **err)
 	return fk_outfile_close(f, rc == 0, rc == 0 ? err : NULL) < 0 ? -1 : rc;
 }
 
-int exports_write(struct exports *x, size_t *nfiles, GError **err)
+int exports_write(struct exports *x, const char *(*name_of)(void *data, int pid),
+		  void *data, size_t *nfiles, GError **err)
 {
 	GError *first = NULL, *e = NULL;
 
@@ -536,7 +537,14 @@ int exports_write(struct exports *x, size_t *nfiles, GError **err)
 		g_hash_table_iter_init(&it, x->procs);
 		while (g_hash_table_iter_next(&it, NULL, &v)) {
 			struct doc *d = v;
-			char *file = profiles_file_name(d->comm, d->pid), *path;
+			const char *named = name_of ? name_of(data, d->pid) : NULL;
+			char *file, *path;
+
+			if (named && strcmp(named, d->comm) != 0) {
+				g_free(d->comm);
+				d->comm = g_strdup(named);
+			}
+			file = profiles_file_name(d->comm, d->pid);
 
 			/* "<comm>-<pid>.folded" -> "<comm>-<pid>.speedscope.json" */
 			file[strlen(file) - strlen(".folded")] = '\0';

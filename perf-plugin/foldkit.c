@@ -605,12 +605,18 @@ static int write_output(struct state *st, const char *unit)
 	return rc == 0 ? 0 : -1;
 }
 
+/* A process's speedscope file is named as its folded file. */
+static const char *exports_name(void *profiles, int pid)
+{
+	return profiles_name(profiles, pid);
+}
+
 static int write_exports(struct state *st)
 {
 	GError *err = NULL;
 	size_t nfiles;
 
-	if (exports_write(st->ex, &nfiles, &err) < 0) {
+	if (exports_write(st->ex, exports_name, st->profiles, &nfiles, &err) < 0) {
 		warn("%s", err->message);
 		g_error_free(err);
 		return -1;

@@ -81,6 +81,12 @@ size_t profiles_finish(struct profiles *p, profiles_name_fn *name_of, void *data
 		       const GRegex *re, bool round_us, uint64_t *dropped);
 
 /*
+ * The name profiles_finish() gave process pid (what its split file is
+ * named after), or NULL if it has none (no samples, or not per process).
+ */
+const char *profiles_name(struct profiles *p, int pid);
+
+/*
  * "name (pid), ..." for the first max processes with stacks, by pid, and
  * ", ..." if there are more; for messages.  Free with g_free().
  */
