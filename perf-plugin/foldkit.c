@@ -57,6 +57,8 @@ struct state {
 	 * between them was not recorded), and switches from an idle task */
 	uint64_t switches, bad_switch, foreign, gaps, idle_out;
 	GHashTable *on_cpu;	/* cpu -> next_pid + 1 of its latest switch */
+	GHashTable *sample_tid;	/* with exports: a switch's prev_pid -> its
+				 * sample's tid (they differ in a PID namespace) */
 	bool failed;
 	char pidbuf[16], tidbuf[16];
 };
@@ -103,6 +105,8 @@ static void free_state(struct state *st)
 	g_hash_table_destroy(st->attrs_ok);
 	if (st->on_cpu)
 		g_hash_table_destroy(st->on_cpu);
+	if (st->sample_tid)
+		g_hash_table_destroy(st->sample_tid);
 	g_free(st);
 }
 
@@ -177,6 +181,20 @@ static bool check_recording(struct state *st)
 	return true;
 }
 
+/*
+ * A counted wait, to the exports: offcpu.h keys waits by the kernel's
+ * thread ids (the switch's), the exports by the samples' (perf's, the
+ * namespace's inside a container).
+ */
+static void credit_export(void *data, int tid, uint64_t since, uint64_t ns)
+{
+	struct state *st = data;
+	gpointer t;
+
+	if (g_hash_table_lookup_extended(st->sample_tid, GINT_TO_POINTER(tid), NULL, &t))
+		exports_credit(st->ex, GPOINTER_TO_INT(t), since, ns);
+}
+
 int start(void **data, void *ctx)
 {
 	struct state *st = g_new0(struct state, 1);
@@ -237,8 +255,10 @@ int start(void **data, void *ctx)
 		.context = st->o.context, .offcpu = st->o.offcpu, .names = &st->co.names,
 		.inliner = st->inliner, .frames = st->frames,
 	});
-	if (st->ex && st->off)
-		offcpu_on_credit(st->off, exports_credit, st->ex);
+	if (st->ex && st->off) {
+		st->sample_tid = g_hash_table_new(g_direct_hash, g_direct_equal);
+		offcpu_on_credit(st->off, credit_export, st);
+	}
 	return 0;
 }
 
@@ -408,9 +428,12 @@ static void on_switch(struct state *st, const struct perf_dlfilter_sample *ds,
 	collapser_stack_key(pr->c, &s, st->key);
 	offcpu_switch_out(st->off, sw.prev_pid, ds->time, collapser_table(pr->c),
 			  st->key->str, st->key->len, &pr->samples);
-	if (st->ex)	/* weighed when the wait is counted */
+	if (st->ex) {	/* weighed when the wait is counted */
+		g_hash_table_insert(st->sample_tid, GINT_TO_POINTER(sw.prev_pid),
+				    GINT_TO_POINTER(ds->tid));
 		exports_sample(st->ex, ds, attr, comm, NULL, st->key->str, st->key->len,
 			       s.frames, s.nframes, 0);
+	}
 }
 
 int filter_event(void *data, const struct perf_dlfilter_sample *ds, void *ctx)

@@ -181,6 +181,21 @@ else
 	fail "offcpu split= failed: $(head -3 "$T/err")"
 fi
 
+# pprof=: each thread's off-CPU time as in the folded output (pprof in
+# ns, the folded stacks each rounded to 1 us); in a PID namespace too,
+# where the waits are the kernel's threads' and the samples perf's
+plugin "$T/sw.data" offcpu tid "pprof=$T/off.pb.gz" >"$T/pp.folded" 2>"$T/err" ||
+	fail "offcpu pprof= failed: $(head -3 "$T/err")"
+"$BIN/pprof-collapse" --tagroot=tid "$T/off.pb.gz" 2>/dev/null |
+	awk -F';' '{ t = $1; sub(/^tid=/, "", t); c = $NF; sub(/.* /, "", c); print t, c }' >"$T/pp.tid"
+awk '{ r = $0; sub(/;.*/, "", r); match(r, /\/[0-9]+$/); print substr(r, RSTART + 1), $NF }' "$T/pp.folded" >"$T/fo.tid"
+if awk 'FILENAME == ARGV[1] { pp[$1] += $2 / 1000; next } { fo[$1] += $2; n[$1]++ }
+	END { for (t in fo) { m++; d = pp[t] - fo[t]; if (d < 0) d = -d
+		if (d > n[t] * 0.5 + 1) { bad++; print "  thread " t ": pprof " pp[t] + 0 " us, folded " fo[t] " us" } }
+	      exit (bad > 0 || m < 4) }' "$T/pp.tid" "$T/fo.tid" >"$T/cmp"; then
+	echo "ok offcpu pprof=: $(wc -l <"$T/fo.tid") stacks, each thread's time as folded"
+else fail "offcpu pprof= differs from the folded output: $(head -4 "$T/cmp")"; fi
+
 # perf script --pid narrows the stacks shown, not the time: a wait ends at
 # the switch-in that a thread of another process records, which --pid
 # leaves out; the workload's stacks are those of the whole recording
