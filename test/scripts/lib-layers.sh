@@ -3,6 +3,7 @@
 # stage may include only the stages it reads from (docs/design.md):
 #
 #   core/       nothing but core/
+#   capture/    core/                  (processes -> perf recordings, fp-record)
 #   collapse/   core/                  (a profiler's output -> stacks)
 #   transform/  core/                  (stacks -> stacks)
 #   render/     core/ transform/       (stacks -> pictures)
@@ -19,6 +20,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT/lib" || exit 1
 declare -A allowed=(
 	[core]="core"
+	[capture]="core capture"
 	[collapse]="core collapse gen"
 	[transform]="core transform"
 	[render]="core transform render"

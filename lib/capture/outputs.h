@@ -1,0 +1,99 @@
+/*
+ * outputs.h - what fp-record writes, and the folded files it reads back:
+ *
+ *	DIR/on/<comm>-<pid>.folded, .svg	on-CPU, counts in ns
+ *	DIR/off/<comm>-<pid>.folded, .svg	off-CPU, counts in us
+ *	DIR/index.tsv				one row per process
+ *	DIR/report.md				the capture, and fold-report's findings
+ *
+ *	char *stem = fk_out_stem("tt_media_server", 4242);  // "tt_media_server-4242"
+ *	GPtrArray *idx = fk_split_index_read("tmp/on/index.tsv", &err);
+ *	// struct fk_split_entry *: the plugin's file, comm and pid per process
+ *	struct fk_folded_sum s;
+ *	fk_folded_sum("DIR/on/x-1.folded", &s, &err);    // total, [unknown] share
+ *
+ * index.tsv has a header line, then one line per process, by pid:
+ *
+ *	process	pid	exe	on_cpu	on_unit	off_cpu	off_unit	on_folded	on_svg	off_folded	off_svg
+ *	server	4242	/srv/server	1200000000	ns	5300000	us	on/server-4242.folded	on/server-4242.svg	off/server-4242.folded	off/server-4242.svg
+ *
+ * A total is "-" when that side was not recorded, 0 when it was but the
+ * process has no samples; a file is "-" when it was not written.  The
+ * process and exe cells have control characters, invalid UTF-8 and
+ * backslashes escaped as "\xNN" and "\\" (core/textesc.h).
+ */
+#ifndef FOLDKIT_CAPTURE_OUTPUTS_H
+#define FOLDKIT_CAPTURE_OUTPUTS_H
+
+#include "core/count.h"
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+/*
+ * The file name stem for a process: comm with bytes other than
+ * [A-Za-z0-9._-] as '_', never starting with '.' or '-', then "-PID".
+ * Free with g_free().
+ */
+char *fk_out_stem(const char *comm, int pid);
+
+/* One process of a split directory's index.tsv (the plugin's). */
+struct fk_split_entry {
+	char *file;		/* the folded file, relative to the directory */
+	char *comm;
+	int pid;
+};
+
+/*
+ * Reads a split directory's index.tsv: the columns named file, comm and
+ * pid are found by the header, so added columns do not matter.  Returns
+ * an array of struct fk_split_entry * (g_ptr_array_unref() frees it), or
+ * NULL with *err naming the file and line.
+ */
+GPtrArray *fk_split_index_read(const char *path, GError **err);
+
+/*
+ * Splits a folded profile whose root frames are "comm-PID" (fp-collapse
+ * --pid) into dir/<comm>-<pid>.folded, one per pid, the root frame
+ * becoming "comm" as in the plugin's split files, and writes
+ * dir/index.tsv as the plugin does (file, comm, pid).  A stack whose root
+ * has no "-PID" is counted in *unsplit and left out.
+ */
+int fk_split_by_pid(const char *in, const char *dir, uint64_t *unsplit, GError **err);
+
+struct fk_folded_sum {
+	fk_count total;
+	fk_count unknown;	/* in stacks with an [unknown] frame */
+	size_t stacks;
+	uint64_t skipped;	/* lines that were not folded stacks */
+};
+
+/* Sums a folded file; -1 with *err set if it cannot be read. */
+int fk_folded_sum(const char *path, struct fk_folded_sum *s, GError **err);
+
+/* One process of a capture, for index.tsv and report.md. */
+struct fk_out_row {
+	int pid;
+	char *comm;
+	char *exe;			/* NULL: unknown */
+	bool on, off;			/* recorded */
+	struct fk_folded_sum on_sum, off_sum;
+	char *on_folded, *off_folded;	/* relative to DIR; NULL: none */
+	char *on_svg, *off_svg;
+	double exited;			/* seconds into the window, or < 0 */
+	bool selected;			/* chosen (not a child found later) */
+};
+
+void fk_out_row_free(struct fk_out_row *r);
+
+#define FK_ON_UNIT "ns"
+#define FK_OFF_UNIT "us"
+
+/* Writes index.tsv for rows (struct fk_out_row *, in order). */
+int fk_index_write(FILE *f, GPtrArray *rows, const char *name, GError **err);
+
+/* A count with its unit for people: "1.234 s", "56.7 ms", "0 us". */
+char *fk_out_human(fk_count c, const char *unit);
+
+#endif

@@ -1,0 +1,93 @@
+/*
+ * perfcmd.h - the perf command lines fp-record runs, and what perf's
+ * error output means for the user.
+ *
+ *	struct fk_record_cmd c = { .perf = "perf", .data = "DIR/on.data",
+ *				   .ctl_fd = 3, .ack_fd = 4, .freq = 99 };
+ *	char **argv = fk_perf_record_on(&c, pids, npids);
+ *	// perf record -e cpu-clock -F 99 --call-graph fp -p 12,15 -o DIR/on.data
+ *	//   --delay=-1 --control fd:3,4 --no-buildid-cache
+ *	g_strfreev(argv);
+ *
+ * Both recordings start disabled (--delay=-1) and are switched on and off
+ * through perf's control descriptors ("enable", "disable", each answered
+ * "ack"), so that the on- and off-CPU recordings cover the same window.
+ *
+ * On-CPU: the cpu-clock event, so the counts are nanoseconds of CPU time
+ * on every machine (a PMU's cycles would count cycles, and most virtual
+ * machines have none).  With -p, perf follows the threads and children
+ * the processes start while it records.
+ *
+ * Off-CPU: every sched:sched_switch (period 1) with its stack, machine
+ * wide, as the plugin's offcpu mode needs both ends of each wait (the
+ * switch-in happens in another task).  fk_switch_filter() keeps the
+ * recording small: only the switches of the given threads, and of tasks
+ * newer than a pid (threads and children started during the window).
+ */
+#ifndef FOLDKIT_CAPTURE_PERFCMD_H
+#define FOLDKIT_CAPTURE_PERFCMD_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The kernel takes a tracepoint filter of at most a page. */
+#define FK_FILTER_MAX 4000
+
+enum fk_call_graph { FK_CG_FP, FK_CG_DWARF };
+
+struct fk_record_cmd {
+	const char *perf;	/* the perf program */
+	const char *data;	/* the perf.data file to write */
+	int ctl_fd, ack_fd;	/* perf's control descriptors, in the child */
+	unsigned freq;		/* on-CPU samples per second */
+	enum fk_call_graph cg;	/* on-CPU stacks */
+};
+
+/* Argument vectors: free with g_strfreev(). */
+char **fk_perf_record_on(const struct fk_record_cmd *c, const int *pids, size_t n);
+char **fk_perf_record_off(const struct fk_record_cmd *c, const char *filter);
+
+/*
+ * The tracepoint filter for the switches of threads tids[0..n) (any
+ * order; runs of consecutive ids become ranges) and, when newer_than >=
+ * 0, of every task with a larger id:
+ *	"prev_pid==7||next_pid==7||(prev_pid>=9&&prev_pid<=12)||...||prev_pid>40||next_pid>40"
+ * NULL when it would be longer than max bytes (then record everything).
+ * Free with g_free().
+ */
+char *fk_switch_filter(const int *tids, size_t n, int newer_than, size_t max);
+
+/*
+ * perf script -i DATA --dlfilter PLUGIN [--dlarg offcpu] --dlarg split=DIR:
+ * one folded file per process in DIR, with DIR/index.tsv.
+ */
+char **fk_perf_fold(const char *perf, const char *data, const char *plugin,
+		    bool offcpu, const char *split_dir);
+
+/* perf script -i DATA: the text fp-collapse reads (DWARF call graphs). */
+char **fk_perf_script(const char *perf, const char *data);
+
+/* "6.1.187" from `perf version` output ("perf version 6.1.187"), or NULL. */
+char *fk_perf_version(const char *out);
+
+/* What a failed perf record was doing, for fk_perf_failure(). */
+struct fk_perf_context {
+	bool offcpu;		/* the sched_switch recording */
+	bool root;		/* fp-record runs as root */
+	int paranoid;		/* kernel.perf_event_paranoid, or INT_MIN */
+	const char *version;	/* perf's, or NULL */
+};
+
+/*
+ * One message, with the fix, for perf record's error output log (what it
+ * printed before failing): permissions (perf_event_paranoid, tracefs), a
+ * process gone, a perf too old for --control, sched_switch missing; else
+ * perf's first error line.  Free with g_free().
+ */
+char *fk_perf_failure(const char *log, const struct fk_perf_context *ctx);
+
+/* How to install perf on Debian and Ubuntu, for "perf not found". */
+extern const char fk_perf_install_hint[];
+
+#endif

@@ -1,0 +1,559 @@
+/* Unit tests for lib/capture/, without perf: choosing processes from a
+ * fake /proc tree, the perf command lines and filter, perf's errors, and
+ * the outputs fp-record writes and reads back. */
+#include "check.h"
+#include "capture/child.h"
+#include "capture/outputs.h"
+#include "capture/perfcmd.h"
+#include "capture/proc.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char *root;	/* the temporary directory of a test */
+
+static char *at(const char *rel)
+{
+	static char buf[4096];
+
+	snprintf(buf, sizeof(buf), "%s/%s", root, rel);
+	return buf;
+}
+
+static void put(const char *rel, const char *text, size_t len)
+{
+	char *path = g_strdup(at(rel)), *dir = g_path_get_dirname(path);
+
+	g_mkdir_with_parents(dir, 0755);
+	CHECK(g_file_set_contents(path, text, (gssize)len, NULL));
+	g_free(dir);
+	g_free(path);
+}
+
+#define PUT(rel, lit) put(rel, lit, sizeof(lit) - 1)
+
+static char *slurp(const char *rel)
+{
+	char *s = NULL;
+
+	if (!g_file_get_contents(at(rel), &s, NULL, NULL))
+		s = g_strdup("(unreadable)");
+	return s;
+}
+
+static char *join(char **v)
+{
+	return g_strjoinv(" ", v);
+}
+
+/* a process in the fake tree: stat, exe link (NULL: none), cmdline */
+static void fake(int pid, const char *stat, const char *exe, const char *cmdline, size_t n)
+{
+	char rel[64];
+
+	snprintf(rel, sizeof(rel), "proc/%d/stat", pid);
+	put(rel, stat, strlen(stat));
+	if (exe) {
+		snprintf(rel, sizeof(rel), "proc/%d/exe", pid);
+		CHECK(symlink(exe, at(rel)) == 0);
+	}
+	snprintf(rel, sizeof(rel), "proc/%d/cmdline", pid);
+	put(rel, cmdline, n);
+}
+
+static bool near_has(const struct fk_match *m, const char *needle)
+{
+	for (guint i = 0; i < m->near->len; i++)
+		if (strstr(g_ptr_array_index(m->near, i), needle))
+			return true;
+	return false;
+}
+
+static bool chose(const struct fk_match *m, int pid)
+{
+	for (guint i = 0; i < m->chosen->len; i++)
+		if (((struct fk_proc *)g_ptr_array_index(m->chosen, i))->pid == pid)
+			return true;
+	return false;
+}
+
+static void test_proc(void)
+{
+	char *proc = g_strdup(at("proc"));
+	GPtrArray *all;
+	struct fk_match m;
+	struct fk_select sel = { .by = FK_BY_EXE, .root = proc, .exe = "/opt/app/server" };
+	GHashTable *family;
+	GPtrArray *added;
+	GArray *tids;
+	char *s;
+	int pids[] = { 100, 999, 102 };
+
+	fake(100, "100 (server) S 1 100 100 0", "/opt/app/server", "server\0--port\0", 14);
+	fake(101, "101 (server) S 100 100 100 0", "/opt/app/server", "server\0--worker\0", 16);
+	fake(200, "200 (bash) S 1 200 200 0", "/usr/bin/bash", "bash\0-c\0run /opt/app/server\0", 29);
+	fake(201, "201 (sleep) S 200 200 200 0", "/usr/bin/sleep", "/opt/app/server\0" "10\0", 19);
+	fake(300, "300 (server) S 1 300 300 0", "/opt/app/server (deleted)", "server\0", 7);
+	fake(301, "301 (server) S 1 301 301 0", "/home/u/build/server", "./server\0", 9);
+	fake(400, "400 (we ird) x) R 1 400 400 0", "/usr/bin/x", "x\0", 2);
+	fake(500, "500 (kworker/0:1) I 2 0 0 0", NULL, "", 0);
+	fake(600, "600 (server) S 101 100 100 0", "/opt/app/server", "server\0", 7);
+	PUT("proc/100/task/100/stat", "");
+	PUT("proc/100/task/103/stat", "");
+	PUT("proc/100/task/104/stat", "");
+	/* a thread: reachable by its id, without a stat of its own here */
+	PUT("proc/102/status", "Name:\tserver\nTgid:\t100\nPid:\t102\n");
+	PUT("proc/sys/kernel/ns_last_pid", "600\n");
+	PUT("proc/notapid/stat", "");
+
+	all = fk_proc_scan(proc, FK_PROC_ALL, NULL);
+	CHECK(all && all->len == 9);
+	CHECK(fk_proc_find(all, 400) && strcmp(fk_proc_find(all, 400)->comm, "we ird) x") == 0);
+	CHECK(fk_proc_find(all, 400)->state == 'R' && fk_proc_find(all, 400)->ppid == 1);
+	CHECK(fk_proc_find(all, 201) && strcmp(fk_proc_find(all, 201)->cmdline, "/opt/app/server 10") == 0);
+	CHECK(fk_proc_find(all, 500) && !fk_proc_find(all, 500)->exe &&
+	      fk_proc_find(all, 500)->exe_errno == ENOENT);
+	CHECK(!fk_proc_find(all, 102));
+
+	/* by executable: the server and its workers, nothing whose text names it */
+	fk_proc_select(all, &sel, &m);
+	CHECK(m.chosen->len == 3 && chose(&m, 100) && chose(&m, 101) && chose(&m, 600));
+	CHECK(near_has(&m, "200 bash: its command line names 'server', but it runs /usr/bin/bash"));
+	CHECK(near_has(&m, "201 sleep: its command line names 'server', but it runs /usr/bin/sleep"));
+	CHECK(near_has(&m, "300 server: runs the file /opt/app/server had before it was replaced"));
+	CHECK(near_has(&m, "--pid 300"));
+	CHECK(near_has(&m, "301 server: runs another file of that name, /home/u/build/server"));
+	CHECK(!near_has(&m, "500 "));
+	CHECK(m.near->len == 4);
+	fk_match_clear(&m);
+
+	/* the caller and a load generator's group are never chosen */
+	sel.skip_pid = 600;
+	sel.skip_pgid = 100;
+	fk_proc_select(all, &sel, &m);
+	CHECK(m.chosen->len == 0);
+	fk_match_clear(&m);
+
+	/* by name: the comm or the executable's file name, never the text */
+	sel = (struct fk_select){ .by = FK_BY_NAME, .root = proc, .name = "server" };
+	fk_proc_select(all, &sel, &m);
+	CHECK(m.chosen->len == 5 && chose(&m, 300) && chose(&m, 301) && !chose(&m, 201));
+	CHECK(near_has(&m, "201 sleep: its command line names 'server'"));
+	fk_match_clear(&m);
+	sel.name = "Server";
+	fk_proc_select(all, &sel, &m);
+	CHECK(m.chosen->len == 0 && near_has(&m, "differs from 'Server' only in case"));
+	fk_match_clear(&m);
+	sel.name = "we ird) x";
+	fk_proc_select(all, &sel, &m);
+	CHECK(m.chosen->len == 1 && chose(&m, 400));
+	fk_match_clear(&m);
+	sel.name = "serv";
+	fk_proc_select(all, &sel, &m);
+	CHECK(m.chosen->len == 0 && near_has(&m, "100 server: its name contains 'serv'"));
+	fk_match_clear(&m);
+
+	/* by pid: missing ones are listed, a thread points at its process */
+	sel = (struct fk_select){ .by = FK_BY_PID, .root = proc, .pids = pids, .npids = 3 };
+	fk_proc_select(all, &sel, &m);
+	CHECK(m.chosen->len == 1 && chose(&m, 100));
+	CHECK(m.missing->len == 1 && g_array_index(m.missing, int, 0) == 999);
+	CHECK(near_has(&m, "100 server: 102 is one of its threads: use --pid 100"));
+	fk_match_clear(&m);
+
+	/* children started after pid 100 was given out */
+	family = g_hash_table_new(g_direct_hash, g_direct_equal);
+	added = g_ptr_array_new();
+	g_hash_table_add(family, GINT_TO_POINTER(100));
+	CHECK(fk_proc_descendants(all, family, 100, added) == 2);
+	CHECK(added->len == 2 && g_hash_table_contains(family, GINT_TO_POINTER(600)));
+	g_hash_table_remove_all(family);
+	g_ptr_array_set_size(added, 0);
+	g_hash_table_add(family, GINT_TO_POINTER(100));
+	/* 101 predates the recording: neither it nor its child 600 is followed */
+	CHECK(fk_proc_descendants(all, family, 101, added) == 0);
+	g_hash_table_destroy(family);
+	g_ptr_array_unref(added);
+
+	tids = fk_proc_tids(proc, 100);
+	CHECK(tids->len == 3 && g_array_index(tids, int, 0) == 100 &&
+	      g_array_index(tids, int, 2) == 104);
+	g_array_unref(tids);
+	tids = fk_proc_tids(proc, 777);
+	CHECK(tids->len == 0);
+	g_array_unref(tids);
+	CHECK(fk_proc_tgid(proc, 102) == 100 && fk_proc_tgid(proc, 103) == 0);
+	CHECK(fk_proc_last_pid(proc) == 600);
+	CHECK(fk_proc_last_pid(at("nothing")) == -1);
+	CHECK(fk_proc_read(proc, 777, 0) == NULL && errno == ENOENT);
+	CHECK_STR((s = fk_proc_exe_name("/a/b (deleted)")), "b");
+	g_free(s);
+	CHECK_STR((s = fk_proc_exe_name("/usr/bin/x")), "x");
+	g_free(s);
+	g_ptr_array_unref(all);
+	CHECK(fk_proc_scan(at("nothing"), 0, NULL) == NULL);
+	g_free(proc);
+}
+
+static void test_filter(void)
+{
+	int tids[] = { 12, 7, 9, 3, 10, 11, 45, 46 };
+	char *f;
+
+	f = fk_switch_filter(tids, G_N_ELEMENTS(tids), 40, FK_FILTER_MAX);
+	CHECK_STR(f, "prev_pid==3||next_pid==3||prev_pid==7||next_pid==7||"
+		  "(prev_pid>=9&&prev_pid<=12)||(next_pid>=9&&next_pid<=12)||"
+		  "prev_pid>40||next_pid>40");
+	g_free(f);
+	f = fk_switch_filter(tids, 2, -1, FK_FILTER_MAX);
+	CHECK_STR(f, "prev_pid==7||next_pid==7||prev_pid==12||next_pid==12");
+	g_free(f);
+	f = fk_switch_filter(NULL, 0, 5, FK_FILTER_MAX);
+	CHECK_STR(f, "prev_pid>5||next_pid>5");
+	g_free(f);
+	CHECK(fk_switch_filter(NULL, 0, -1, FK_FILTER_MAX) == NULL);
+	/* too long for the kernel: none, and perf records every switch */
+	CHECK(fk_switch_filter(tids, G_N_ELEMENTS(tids), 40, 60) == NULL);
+	{
+		int many[400];
+
+		for (int i = 0; i < 400; i++)
+			many[i] = 1000 + 2 * i;	/* no runs to merge */
+		CHECK(fk_switch_filter(many, 400, 2000, FK_FILTER_MAX) == NULL);
+		for (int i = 0; i < 400; i++)
+			many[i] = 1000 + i;	/* one run */
+		f = fk_switch_filter(many, 400, 2000, FK_FILTER_MAX);
+		CHECK_STR(f, "(prev_pid>=1000&&prev_pid<=1399)||(next_pid>=1000&&"
+			  "next_pid<=1399)||prev_pid>2000||next_pid>2000");
+		g_free(f);
+	}
+}
+
+static void test_commands(void)
+{
+	struct fk_record_cmd c = { .perf = "perf", .data = "d/on.data", .ctl_fd = 3,
+				   .ack_fd = 4, .freq = 99 };
+	int pids[] = { 12, 15 };
+	char **v, *s;
+
+	v = fk_perf_record_on(&c, pids, 2);
+	CHECK_STR((s = join(v)), "perf record -e cpu-clock -F 99 --call-graph fp -p 12,15 "
+		  "-o d/on.data --delay=-1 --control fd:3,4 --no-buildid");
+	g_free(s);
+	g_strfreev(v);
+	c.cg = FK_CG_DWARF;
+	c.freq = 999;
+	v = fk_perf_record_on(&c, pids, 1);
+	CHECK_STR((s = join(v)), "perf record -e cpu-clock -F 999 --call-graph dwarf -p 12 "
+		  "-o d/on.data --delay=-1 --control fd:3,4 --no-buildid");
+	g_free(s);
+	g_strfreev(v);
+	/* off-CPU stacks are frame-pointer ones whatever on-CPU uses */
+	c.data = "d/off.data";
+	v = fk_perf_record_off(&c, "prev_pid>5||next_pid>5");
+	CHECK_STR((s = join(v)), "perf record -e sched:sched_switch -c 1 --call-graph fp -a "
+		  "--filter prev_pid>5||next_pid>5 -o d/off.data --delay=-1 --control fd:3,4 "
+		  "--no-buildid");
+	g_free(s);
+	g_strfreev(v);
+	v = fk_perf_record_off(&c, NULL);
+	CHECK_STR((s = join(v)), "perf record -e sched:sched_switch -c 1 --call-graph fp -a "
+		  "-o d/off.data --delay=-1 --control fd:3,4 --no-buildid");
+	g_free(s);
+	g_strfreev(v);
+	v = fk_perf_fold("/usr/bin/perf", "d/off.data", "/x/foldkit.so", true, "t/off");
+	CHECK_STR((s = join(v)), "/usr/bin/perf script -i d/off.data --dlfilter /x/foldkit.so "
+		  "--dlarg offcpu --dlarg split=t/off");
+	g_free(s);
+	g_strfreev(v);
+	v = fk_perf_fold("perf", "d/on.data", "f.so", false, "t/on");
+	CHECK_STR((s = join(v)), "perf script -i d/on.data --dlfilter f.so --dlarg split=t/on");
+	g_free(s);
+	g_strfreev(v);
+	v = fk_perf_script("perf", "d/on.data");
+	CHECK_STR((s = join(v)), "perf script -i d/on.data");
+	g_free(s);
+	g_strfreev(v);
+
+	CHECK_STR((s = fk_perf_version("perf version 6.1.187\n")), "6.1.187");
+	g_free(s);
+	CHECK_STR((s = fk_perf_version("perf version 5.10.0-rc3.g1234\n")), "5.10.0");
+	g_free(s);
+	CHECK(fk_perf_version("WARNING: perf not found for kernel 6.1\n") == NULL);
+	CHECK(fk_perf_version(NULL) == NULL);
+}
+
+/* perf's own words, as perf 6.1 prints them */
+static void test_failures(void)
+{
+	struct fk_perf_context ctx = { .offcpu = true, .paranoid = 2, .version = "6.1.187" };
+	char *m;
+
+	m = fk_perf_failure("event syntax error: 'sched:sched_switch'\n"
+			    "                     \\___ can't access trace events\n\n"
+			    "Error:\tNo permissions to read /sys/kernel/tracing/events/sched/sched_switch\n"
+			    "Hint:\tTry 'sudo mount -o remount,mode=755 /sys/kernel/tracing/'\n", &ctx);
+	CHECK(strstr(m, "tracefs is not readable by you") && strstr(m, "run fp-record as root"));
+	CHECK(strstr(m, "--on"));
+	g_free(m);
+	m = fk_perf_failure("Error:\nAccess to performance monitoring and observability "
+			    "operations is limited.\nConsider adjusting "
+			    "/proc/sys/kernel/perf_event_paranoid setting\n", &ctx);
+	CHECK(strstr(m, "kernel.perf_event_paranoid is 2 and fp-record is not root"));
+	CHECK(strstr(m, "sudo sysctl -w kernel.perf_event_paranoid=-1"));
+	g_free(m);
+	ctx.offcpu = false;
+	ctx.root = true;
+	ctx.paranoid = INT_MIN;
+	m = fk_perf_failure("Error: Permission denied\n", &ctx);
+	CHECK(strstr(m, "on-CPU recording: kernel.perf_event_paranoid is unknown;"));
+	CHECK(strstr(m, "kernel.perf_event_paranoid=1"));
+	g_free(m);
+	m = fk_perf_failure("Couldn't create thread/CPU maps: No such process\n", &ctx);
+	CHECK_STR(m, "a selected process exited before the on-CPU recording began "
+		  "(perf: no such process)");
+	g_free(m);
+	m = fk_perf_failure("  Error: unknown option `control'\n\n Usage: perf record\n", &ctx);
+	CHECK(strstr(m, "perf 6.1.187 cannot start a recording disabled") &&
+	      strstr(m, "perf 5.10 or later"));
+	g_free(m);
+	m = fk_perf_failure("event syntax error: 'sched:sched_switch'\n  unknown tracepoint\n", &ctx);
+	CHECK(strstr(m, "sched:sched_switch tracepoint is not available"));
+	g_free(m);
+	m = fk_perf_failure("\nsomething odd\nError: it broke\n", &ctx);
+	CHECK_STR(m, "perf record (on-CPU) failed: Error: it broke");
+	g_free(m);
+	m = fk_perf_failure("", &ctx);
+	CHECK_STR(m, "perf record (on-CPU) failed: (no message)");
+	g_free(m);
+}
+
+static void test_stems(void)
+{
+	static const struct { const char *comm; int pid; const char *want; } cases[] = {
+		{ "tt_media_server", 4242, "tt_media_server-4242" },
+		{ "a b/c", 1, "a_b_c-1" },
+		{ ".hidden", 2, "_.hidden-2" },
+		{ "-rf", 3, "_-rf-3" },
+		{ "", 5, "_-5" },
+		{ NULL, 6, "_-6" },
+		{ "caf\xc3\xa9", 7, "caf__-7" },
+		{ "x\033[2J", 8, "x__2J-8" },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		char *s = fk_out_stem(cases[i].comm, cases[i].pid);
+
+		CHECK_STR(s, cases[i].want);
+		g_free(s);
+	}
+}
+
+static void test_split_index(void)
+{
+	GPtrArray *e;
+	GError *err = NULL;
+	struct fk_split_entry *x;
+
+	/* the plugin's index, and one with more columns in another order */
+	PUT("i1/index.tsv", "file\tcomm\tpid\tsamples\tshare\n"
+	    "server-100.folded\tserver\t100\t30\t0.7500\n"
+	    "worker-101.folded\tworker\t101\t10\t0.2500\n");
+	e = fk_split_index_read(at("i1/index.tsv"), &err);
+	CHECK(e && e->len == 2);
+	x = g_ptr_array_index(e, 1);
+	CHECK(x->pid == 101 && strcmp(x->file, "worker-101.folded") == 0 &&
+	      strcmp(x->comm, "worker") == 0);
+	g_ptr_array_unref(e);
+	PUT("i2/index.tsv", "pid\tfile\tcomm\ttotal\tunit\n7\ta-7.folded\ta\t5\tus\n");
+	e = fk_split_index_read(at("i2/index.tsv"), &err);
+	CHECK(e && e->len == 1 && ((struct fk_split_entry *)g_ptr_array_index(e, 0))->pid == 7);
+	g_ptr_array_unref(e);
+	PUT("i3/index.tsv", "file\tcomm\tpid\n");
+	e = fk_split_index_read(at("i3/index.tsv"), &err);
+	CHECK(e && e->len == 0);
+	g_ptr_array_unref(e);
+	/* errors name the file and line */
+	PUT("i4/index.tsv", "file\tcomm\tpid\na.folded\ta\t12x\n");
+	CHECK(fk_split_index_read(at("i4/index.tsv"), &err) == NULL);
+	CHECK(err && strstr(err->message, "i4/index.tsv:2: not a process line"));
+	g_clear_error(&err);
+	PUT("i5/index.tsv", "file\tcomm\tpid\n../x.folded\ta\t3\n");
+	CHECK(fk_split_index_read(at("i5/index.tsv"), &err) == NULL);
+	g_clear_error(&err);
+	PUT("i6/index.tsv", "name\tpid\n");
+	CHECK(fk_split_index_read(at("i6/index.tsv"), &err) == NULL);
+	CHECK(err && strstr(err->message, ":1: no file, comm and pid columns"));
+	g_clear_error(&err);
+	CHECK(fk_split_index_read(at("none/index.tsv"), &err) == NULL);
+	CHECK(err && strstr(err->message, "none/index.tsv: cannot read"));
+	g_clear_error(&err);
+}
+
+static void test_split_by_pid(void)
+{
+	GError *err = NULL;
+	uint64_t unsplit = 0;
+	char *s, *in, *dir;
+
+	/* fp-collapse --pid: "comm-PID" roots; a comm may hold '-' */
+	PUT("whole.folded", "main-thread-10;main;work 5\n"
+	    "io-10;main;read 2\n"
+	    "worker-11;loop 3\n"
+	    "worker-11;loop 4\n"
+	    "nopid;x 1\n"
+	    "bad-12x;y 1\n"
+	    "-13;z 1\n"
+	    "not a line\n");
+	g_mkdir_with_parents(at("split"), 0755);
+	in = g_strdup(at("whole.folded"));
+	dir = g_strdup(at("split"));
+	CHECK(fk_split_by_pid(in, dir, &unsplit, &err) == 0);
+	CHECK(!err);
+	CHECK(unsplit == 4);
+	CHECK_STR((s = slurp("split/main-thread-10.folded")), "io;main;read 2\nmain-thread;main;work 5\n");
+	g_free(s);
+	CHECK_STR((s = slurp("split/worker-11.folded")), "worker;loop 7\n");
+	g_free(s);
+	CHECK_STR((s = slurp("split/index.tsv")),
+		  "file\tcomm\tpid\nmain-thread-10.folded\tmain-thread\t10\n"
+		  "worker-11.folded\tworker\t11\n");
+	g_free(s);
+	g_free(in);
+	in = g_strdup(at("nothing.folded"));
+	CHECK(fk_split_by_pid(in, dir, &unsplit, &err) != 0 && err);
+	g_clear_error(&err);
+	g_free(in);
+	g_free(dir);
+}
+
+static void test_sums(void)
+{
+	struct fk_folded_sum s;
+	GError *err = NULL;
+	char *h;
+
+	PUT("sum.folded", "a;[unknown];b 5\n"
+	    "a;b 3\n"
+	    "[unknown] 2\n"
+	    "a;x[unknown] 7\n"
+	    "a;[unknown] 1.5\n"
+	    "junk\n");
+	CHECK(fk_folded_sum(at("sum.folded"), &s, &err) == 0);
+	CHECK(s.total == fk_count_from_u64(18) + FK_COUNT_ONE / 2);
+	CHECK(s.unknown == fk_count_from_u64(8) + FK_COUNT_ONE / 2);
+	CHECK(s.stacks == 5 && s.skipped == 1);
+	CHECK(fk_folded_sum(at("missing.folded"), &s, &err) != 0 && err);
+	g_clear_error(&err);
+
+	CHECK_STR((h = fk_out_human(fk_count_from_u64(1234567890), FK_ON_UNIT)), "1.235 s");
+	g_free(h);
+	CHECK_STR((h = fk_out_human(fk_count_from_u64(56700000), FK_ON_UNIT)), "56.7 ms");
+	g_free(h);
+	CHECK_STR((h = fk_out_human(fk_count_from_u64(4203312), FK_OFF_UNIT)), "4.203 s");
+	g_free(h);
+	CHECK_STR((h = fk_out_human(0, FK_OFF_UNIT)), "0 ns");
+	g_free(h);
+}
+
+static void test_index(void)
+{
+	struct fk_out_row a = {
+		.pid = 10, .comm = "server", .exe = "/srv/server", .on = true, .off = true,
+		.on_sum = { .total = fk_count_from_u64(1200) },
+		.off_sum = { .total = fk_count_from_u64(53) },
+		.on_folded = "on/server-10.folded", .on_svg = "on/server-10.svg",
+		.off_folded = "off/server-10.folded", .off_svg = "off/server-10.svg",
+	};
+	struct fk_out_row b = { .pid = 11, .comm = "we\tird\033", .on = true };
+	GPtrArray *rows = g_ptr_array_new();
+	char *path = g_strdup(at("index.tsv")), *s;
+	FILE *f = fopen(path, "w");
+	GError *err = NULL;
+
+	g_ptr_array_add(rows, &a);
+	g_ptr_array_add(rows, &b);
+	CHECK(f && fk_index_write(f, rows, path, &err) == 0);
+	fclose(f);
+	CHECK_STR((s = slurp("index.tsv")),
+		  "process\tpid\texe\ton_cpu\ton_unit\toff_cpu\toff_unit\ton_folded\ton_svg\t"
+		  "off_folded\toff_svg\n"
+		  "server\t10\t/srv/server\t1200\tns\t53\tus\ton/server-10.folded\t"
+		  "on/server-10.svg\toff/server-10.folded\toff/server-10.svg\n"
+		  "we\\x09ird\\x1b\t11\t-\t0\tns\t-\tus\t-\t-\t-\t-\n");
+	g_free(s);
+	f = fopen("/dev/full", "w");
+	if (f) {
+		CHECK(fk_index_write(f, rows, "/dev/full", &err) != 0);
+		CHECK(err && strstr(err->message, "/dev/full: write error"));
+		g_clear_error(&err);
+		fclose(f);
+	}
+	g_ptr_array_unref(rows);
+	g_free(path);
+}
+
+static void test_child(void)
+{
+	const char *ok[] = { "sh", "-c", "exit 3", NULL };
+	const char *group[] = { "sh", "-c", "sleep 60 & sleep 60", NULL };
+	struct fk_spawn how = { .argv = ok, .in_fd = -1, .out_fd = -1, .err_fd = -1 };
+	struct fk_child *c;
+	GError *err = NULL;
+	char *t;
+	int pid;
+
+	c = fk_child_spawn(&how, &err);
+	CHECK(c && fk_child_wait(c, 10000, NULL));
+	CHECK(!fk_child_ok(c, 0));
+	CHECK_STR((t = fk_child_exit_text(c)), "exited with status 3");
+	g_free(t);
+	fk_child_free(c);
+	/* a group is ended whole: the leader and what it started */
+	how.argv = group;
+	how.own_group = true;
+	c = fk_child_spawn(&how, &err);
+	CHECK(c != NULL);
+	pid = fk_child_pid(c);
+	CHECK(!fk_child_wait(c, 200, NULL));
+	CHECK(kill(-pid, 0) == 0);
+	fk_child_end(c, SIGTERM, 2000);
+	CHECK(fk_child_exited(c) && fk_child_ok(c, SIGTERM));
+	CHECK(kill(-pid, 0) != 0);
+	fk_child_free(c);
+	how.argv = (const char *[]){ "/nonexistent/program", NULL };
+	CHECK(fk_child_spawn(&how, &err) == NULL && err);
+	g_clear_error(&err);
+}
+
+static int rm_one(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+	return remove(path);
+}
+
+int main(void)
+{
+	char tmpl[] = "/tmp/capture-test-XXXXXX";
+
+	root = g_mkdtemp(tmpl);
+	CHECK(root != NULL);
+	if (!root)
+		return CHECK_DONE();
+	test_proc();
+	test_filter();
+	test_commands();
+	test_failures();
+	test_stems();
+	test_split_index();
+	test_split_by_pid();
+	test_sums();
+	test_index();
+	test_child();
+	CHECK(nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS) == 0);
+	return CHECK_DONE();
+}
