@@ -93,6 +93,9 @@ $(BUILD)/filters/fold2svg.o: $(FOLD2SVG_JS_H)
 $(BUILD)/filters/fold2svg.o: CPPFLAGS += -I$(BUILD)/gen
 # --- end of the fold2svg block
 
+# fp-record looks for the plugin where `make install` puts it
+$(BUILD)/filters/fp-record.o: CPPFLAGS += -DFK_PLUGINDIR='"$(PLUGINDIR)"'
+
 check: all
 	@BIN=$(BUILD)/bin BUILD=$(BUILD) test/run-tests
 

@@ -239,14 +239,13 @@ int fk_split_by_pid(const char *in, const char *dir, uint64_t *unsplit, GError *
 	return rc < 0 ? -1 : 0;
 }
 
-/* whether frame "[unknown]" is in stack s[0..len) */
-static bool has_unknown(const char *s, size_t len)
+/* whether frame f is in stack s[0..len) */
+static bool has_frame(const char *s, size_t len, const char *f)
 {
-	static const char u[] = "[unknown]";
-	const size_t n = sizeof(u) - 1;
+	const size_t n = strlen(f);
 	const char *p = s, *end = s + len;
 
-	while ((p = g_strstr_len(p, end - p, u))) {
+	while ((p = g_strstr_len(p, end - p, f))) {
 		if ((p == s || p[-1] == ';') && (p + n == end || p[n] == ';'))
 			return true;
 		p += n;
@@ -254,7 +253,8 @@ static bool has_unknown(const char *s, size_t len)
 	return false;
 }
 
-int fk_folded_sum(const char *path, struct fk_folded_sum *s, GError **err)
+int fk_folded_sum(const char *path, const char *const *unresolved,
+		  struct fk_folded_sum *s, GError **err)
 {
 	struct skip_log *skips = skip_log_new();
 	struct folded_reader *fr = folded_reader_open(path, skips, err);
@@ -269,8 +269,12 @@ int fk_folded_sum(const char *path, struct fk_folded_sum *s, GError **err)
 	while ((rc = folded_reader_next(fr, &fl, err)) > 0) {
 		s->total += fl.count[0];
 		s->stacks++;
-		if (has_unknown(fl.stack, fl.len))
-			s->unknown += fl.count[0];
+		for (const char *const *u = unresolved; u && *u; u++) {
+			if (has_frame(fl.stack, fl.len, *u)) {
+				s->unresolved += fl.count[0];
+				break;
+			}
+		}
 	}
 	s->skipped = skip_log_total(skips);
 	folded_reader_free(fr);

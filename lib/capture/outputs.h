@@ -10,7 +10,7 @@
  *	GPtrArray *idx = fk_split_index_read("tmp/on/index.tsv", &err);
  *	// struct fk_split_entry *: the plugin's file, comm and pid per process
  *	struct fk_folded_sum s;
- *	fk_folded_sum("DIR/on/x-1.folded", &s, &err);    // total, [unknown] share
+ *	fk_folded_sum("DIR/on/x-1.folded", NULL, &s, &err);  // the total
  *
  * index.tsv has a header line, then one line per process, by pid:
  *
@@ -64,13 +64,19 @@ int fk_split_by_pid(const char *in, const char *dir, uint64_t *unsplit, GError *
 
 struct fk_folded_sum {
 	fk_count total;
-	fk_count unknown;	/* in stacks with an [unknown] frame */
+	fk_count unresolved;	/* in stacks with an unresolved frame */
 	size_t stacks;
 	uint64_t skipped;	/* lines that were not folded stacks */
 };
 
-/* Sums a folded file; -1 with *err set if it cannot be read. */
-int fk_folded_sum(const char *path, struct fk_folded_sum *s, GError **err);
+/*
+ * Sums a folded file.  unresolved (NULL-terminated, may be NULL) lists
+ * the frames that mean perf found no symbol, such as "[unknown]" and
+ * "[server]" (perf's placeholder for an address in a stripped server).
+ * -1 with *err set if the file cannot be read.
+ */
+int fk_folded_sum(const char *path, const char *const *unresolved,
+		  struct fk_folded_sum *s, GError **err);
 
 /* One process of a capture, for index.tsv and report.md. */
 struct fk_out_row {

@@ -24,6 +24,7 @@ static void add_control(GPtrArray *v, const struct fk_record_cmd *c)
 	/* no pass over the samples at the end to list the binaries' build
 	 * ids, no copies of them in ~/.debug: perf script reads the files */
 	add(v, "--no-buildid");
+	add(v, "--no-buildid-cache");
 }
 
 static char **finish(GPtrArray *v)

@@ -217,6 +217,28 @@ int fk_proc_last_pid(const char *root)
 	return pid;
 }
 
+bool fk_proc_parse_pids(const char *s, GArray *pids)
+{
+	char **parts = g_strsplit(s, ",", -1);
+	bool ok = parts[0] != NULL;
+
+	for (char **p = parts; ok && *p; p++) {
+		char *end;
+		long v;
+
+		errno = 0;
+		v = strtol(*p, &end, 10);
+		ok = g_ascii_isdigit(**p) && !*end && !errno && v > 0 && v <= INT32_MAX;
+		if (ok) {
+			int pid = (int)v;
+
+			g_array_append_val(pids, pid);
+		}
+	}
+	g_strfreev(parts);
+	return ok;
+}
+
 char *fk_proc_exe_name(const char *exe)
 {
 	char *base = g_path_get_basename(exe);

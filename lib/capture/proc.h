@@ -119,6 +119,12 @@ void fk_match_clear(struct fk_match *m);
 unsigned fk_proc_descendants(GPtrArray *all, GHashTable *family, int newer_than,
 			     GPtrArray *added);
 
+/*
+ * Parses "1234,1240" into pids (appended to an int array); false on
+ * anything else (an empty item, a sign, a non-digit, 0, above 2^31-1).
+ */
+bool fk_proc_parse_pids(const char *s, GArray *pids);
+
 /* The file name of exe, without a " (deleted)" suffix; free with g_free(). */
 char *fk_proc_exe_name(const char *exe);
 

@@ -25,7 +25,7 @@
 #define STOP_MS 120000
 #define END_MS 3000		/* grace for the load and the command */
 #define PID_NS_INIT "pid:[4026531836]"	/* the initial PID namespace's link */
-#define UNKNOWN_SHARE 0.5	/* above it, a profile is mostly [unknown] */
+#define UNRESOLVED_SHARE 0.5	/* above it, a profile is mostly unnamed frames */
 
 struct rec {
 	const char *what;	/* "on-CPU", "off-CPU" */
@@ -163,6 +163,23 @@ char *fk_capture_find_tool(const char *bindir, const char *name)
 		return p;
 	g_free(p);
 	return g_find_program_in_path(name);
+}
+
+char *fk_capture_find_plugin(const char *given, const char *bindir, const char *installed)
+{
+	char *tries[] = {
+		g_build_filename(bindir, "..", "perf-plugin", "foldkit.so", NULL),
+		g_build_filename(bindir, "..", "libexec", "perf-core", "dlfilters", "foldkit.so", NULL),
+		g_build_filename(installed, "foldkit.so", NULL),
+	};
+	char *found = given ? g_strdup(given) : NULL;
+
+	for (size_t i = 0; i < G_N_ELEMENTS(tries); i++) {
+		if (!found && g_file_test(tries[i], G_FILE_TEST_IS_REGULAR))
+			found = g_canonicalize_filename(tries[i], NULL);
+		g_free(tries[i]);
+	}
+	return found;
 }
 
 static int check_tools(struct session *s, GError **err)
@@ -1254,6 +1271,10 @@ static void build_rows(struct session *s, GPtrArray *on, GPtrArray *off)
 		char *paths[2] = { r->on_folded, r->off_folded };
 		struct fk_folded_sum *sums[2] = { &r->on_sum, &r->off_sum };
 
+		char *exe_name = r->exe ? fk_proc_exe_name(r->exe) : NULL;
+		char *placeholder = g_strdup_printf("[%s]", exe_name ? exe_name : "unknown");
+		const char *unresolved[] = { "[unknown]", placeholder, NULL };
+
 		for (int k = 0; k < 2; k++) {
 			char *p;
 			GError *e = NULL;
@@ -1261,12 +1282,14 @@ static void build_rows(struct session *s, GPtrArray *on, GPtrArray *off)
 			if (!paths[k])
 				continue;
 			p = g_build_filename(s->cfg->dir, paths[k], NULL);
-			if (fk_folded_sum(p, sums[k], &e) != 0) {
+			if (fk_folded_sum(p, unresolved, sums[k], &e) != 0) {
 				warn(s, "%s", e->message);
 				g_error_free(e);
 			}
 			g_free(p);
 		}
+		g_free(exe_name);
+		g_free(placeholder);
 		g_ptr_array_add(s->rows, r);
 	}
 	g_ptr_array_sort(s->rows, row_by_pid);
@@ -1365,8 +1388,9 @@ static void judge_rows(struct session *s)
 
 	for (guint i = 0; i < s->rows->len; i++) {
 		struct fk_out_row *r = g_ptr_array_index(s->rows, i);
-		double unknown = r->on_sum.total > 0
-			? fk_count_to_double(r->on_sum.unknown) / fk_count_to_double(r->on_sum.total)
+		double unresolved = r->on_sum.total > 0
+			? fk_count_to_double(r->on_sum.unresolved) /
+			  fk_count_to_double(r->on_sum.total)
 			: 0;
 
 		/* a command's processes end with it: that is no news */
@@ -1379,11 +1403,17 @@ static void judge_rows(struct session *s)
 		else if (r->off && !r->on && r->off_sum.total == 0)
 			warn(s, "process %d (%s): no off-CPU waits: it neither blocked nor "
 			     "was seen to run during the window", r->pid, r->comm);
-		if (unknown > UNKNOWN_SHARE)
+		if (unresolved > UNRESOLVED_SHARE) {
+			char *name = r->exe ? fk_proc_exe_name(r->exe) : NULL;
+
 			warn(s, "process %d (%s): %.0f%% of its on-CPU time is in stacks with "
-			     "[unknown] frames: %s is stripped or lacks frame pointers; build it "
-			     "with -g -fno-omit-frame-pointer (or record with --call-graph dwarf)",
-			     r->pid, r->comm, unknown * 100, r->exe ? r->exe : "its program");
+			     "frames perf could not name ([unknown]%s%s%s): %s is stripped or "
+			     "lacks frame pointers; build it with -g -fno-omit-frame-pointer "
+			     "(or record with --call-graph dwarf)", r->pid, r->comm,
+			     unresolved * 100, name ? " or [" : "", name ? name : "",
+			     name ? "]" : "", r->exe ? r->exe : "its program");
+			g_free(name);
+		}
 	}
 }
 

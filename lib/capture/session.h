@@ -101,4 +101,13 @@ void fk_capture_result_clear(struct fk_capture_result *res);
  */
 char *fk_capture_find_tool(const char *bindir, const char *name);
 
+/*
+ * The perf plugin: given (--plugin or $FOLDKIT_PLUGIN) if not NULL, else
+ * the first regular file of bindir/../perf-plugin/foldkit.so (the build
+ * tree), bindir/../libexec/perf-core/dlfilters/foldkit.so and
+ * installed/foldkit.so (where make install puts it).  NULL if none.
+ * Free with g_free().
+ */
+char *fk_capture_find_plugin(const char *given, const char *bindir, const char *installed);
+
 #endif

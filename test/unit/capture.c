@@ -6,6 +6,7 @@
 #include "capture/outputs.h"
 #include "capture/perfcmd.h"
 #include "capture/proc.h"
+#include "capture/session.h"
 
 #include <errno.h>
 #include <ftw.h>
@@ -243,14 +244,14 @@ static void test_commands(void)
 
 	v = fk_perf_record_on(&c, pids, 2);
 	CHECK_STR((s = join(v)), "perf record -e cpu-clock -F 99 --call-graph fp -p 12,15 "
-		  "-o d/on.data --delay=-1 --control fd:3,4 --no-buildid");
+		  "-o d/on.data --delay=-1 --control fd:3,4 --no-buildid --no-buildid-cache");
 	g_free(s);
 	g_strfreev(v);
 	c.cg = FK_CG_DWARF;
 	c.freq = 999;
 	v = fk_perf_record_on(&c, pids, 1);
 	CHECK_STR((s = join(v)), "perf record -e cpu-clock -F 999 --call-graph dwarf -p 12 "
-		  "-o d/on.data --delay=-1 --control fd:3,4 --no-buildid");
+		  "-o d/on.data --delay=-1 --control fd:3,4 --no-buildid --no-buildid-cache");
 	g_free(s);
 	g_strfreev(v);
 	/* off-CPU stacks are frame-pointer ones whatever on-CPU uses */
@@ -258,12 +259,12 @@ static void test_commands(void)
 	v = fk_perf_record_off(&c, "prev_pid>5||next_pid>5");
 	CHECK_STR((s = join(v)), "perf record -e sched:sched_switch -c 1 --call-graph fp -a "
 		  "--filter prev_pid>5||next_pid>5 -o d/off.data --delay=-1 --control fd:3,4 "
-		  "--no-buildid");
+		  "--no-buildid --no-buildid-cache");
 	g_free(s);
 	g_strfreev(v);
 	v = fk_perf_record_off(&c, NULL);
 	CHECK_STR((s = join(v)), "perf record -e sched:sched_switch -c 1 --call-graph fp -a "
-		  "-o d/off.data --delay=-1 --control fd:3,4 --no-buildid");
+		  "-o d/off.data --delay=-1 --control fd:3,4 --no-buildid --no-buildid-cache");
 	g_free(s);
 	g_strfreev(v);
 	v = fk_perf_fold("/usr/bin/perf", "d/off.data", "/x/foldkit.so", true, "t/off");
@@ -438,17 +439,22 @@ static void test_sums(void)
 	GError *err = NULL;
 	char *h;
 
+	const char *unresolved[] = { "[unknown]", "[server]", NULL };
+
 	PUT("sum.folded", "a;[unknown];b 5\n"
 	    "a;b 3\n"
 	    "[unknown] 2\n"
 	    "a;x[unknown] 7\n"
 	    "a;[unknown] 1.5\n"
+	    "a;[server];[server] 4\n"
+	    "a;[server]x 1\n"
 	    "junk\n");
-	CHECK(fk_folded_sum(at("sum.folded"), &s, &err) == 0);
-	CHECK(s.total == fk_count_from_u64(18) + FK_COUNT_ONE / 2);
-	CHECK(s.unknown == fk_count_from_u64(8) + FK_COUNT_ONE / 2);
-	CHECK(s.stacks == 5 && s.skipped == 1);
-	CHECK(fk_folded_sum(at("missing.folded"), &s, &err) != 0 && err);
+	CHECK(fk_folded_sum(at("sum.folded"), unresolved, &s, &err) == 0);
+	CHECK(s.total == fk_count_from_u64(23) + FK_COUNT_ONE / 2);
+	CHECK(s.unresolved == fk_count_from_u64(12) + FK_COUNT_ONE / 2);
+	CHECK(s.stacks == 7 && s.skipped == 1);
+	CHECK(fk_folded_sum(at("sum.folded"), NULL, &s, &err) == 0 && s.unresolved == 0);
+	CHECK(fk_folded_sum(at("missing.folded"), NULL, &s, &err) != 0 && err);
 	g_clear_error(&err);
 
 	CHECK_STR((h = fk_out_human(fk_count_from_u64(1234567890), FK_ON_UNIT)), "1.235 s");
@@ -496,6 +502,38 @@ static void test_index(void)
 	}
 	g_ptr_array_unref(rows);
 	g_free(path);
+}
+
+static void test_args(void)
+{
+	static const char *const bad[] = { "", ",", "1,", "1,,2", "-3", "+3", "0", "12x",
+					   "2147483648", " 5" };
+	GArray *pids = g_array_new(FALSE, FALSE, sizeof(int));
+	char *bin = g_strdup(at("build/bin")), *inst = g_strdup(at("inst")), *p;
+
+	CHECK(fk_proc_parse_pids("1234,1240,7", pids) && pids->len == 3 &&
+	      g_array_index(pids, int, 1) == 1240);
+	for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+		g_array_set_size(pids, 0);
+		CHECK(!fk_proc_parse_pids(bad[i], pids));
+	}
+	g_array_unref(pids);
+
+	/* given first, then the build tree, then the installed one */
+	CHECK(fk_capture_find_plugin(NULL, bin, inst) == NULL);
+	PUT("inst/foldkit.so", "x");
+	p = fk_capture_find_plugin(NULL, bin, inst);
+	CHECK(p && g_str_has_suffix(p, "/inst/foldkit.so"));
+	g_free(p);
+	PUT("build/perf-plugin/foldkit.so", "x");
+	g_mkdir_with_parents(bin, 0755);
+	p = fk_capture_find_plugin(NULL, bin, inst);
+	CHECK(p && g_str_has_suffix(p, "/build/perf-plugin/foldkit.so") && !strstr(p, ".."));
+	g_free(p);
+	CHECK_STR((p = fk_capture_find_plugin("/my/foldkit.so", bin, inst)), "/my/foldkit.so");
+	g_free(p);
+	g_free(bin);
+	g_free(inst);
 }
 
 static void test_child(void)
@@ -553,6 +591,7 @@ int main(void)
 	test_split_by_pid();
 	test_sums();
 	test_index();
+	test_args();
 	test_child();
 	CHECK(nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS) == 0);
 	return CHECK_DONE();

@@ -1,0 +1,153 @@
+/*
+ * fp-record - record every process of a program on- and off-CPU for the
+ * same window, and leave per-process folded stacks, flame graphs, an index
+ * and a report.  See docs/fp-record.1 and lib/capture/session.h.
+ */
+#include "capture/session.h"
+#include "tool.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef FK_PLUGINDIR
+#define FK_PLUGINDIR "/usr/local/libexec/perf-core/dlfilters"
+#endif
+
+static struct opts {
+	char *exe, *name, *pids, *dir, *cg, *load, *title, *plugin;
+	double seconds, warmup;
+	int freq;
+	gboolean on, off, keep_data;
+} opts = { .seconds = 30, .warmup = -1, .freq = 99 };
+
+static const GOptionEntry entries[] = {
+	{ "exe", 0, 0, G_OPTION_ARG_FILENAME, &opts.exe, "Every process whose /proc/PID/exe is FILE", "FILE" },
+	{ "name", 0, 0, G_OPTION_ARG_STRING, &opts.name, "Every process whose comm or executable's file name is NAME", "NAME" },
+	{ "pid", 0, 0, G_OPTION_ARG_STRING, &opts.pids, "The processes PID,PID,...", "LIST" },
+	{ "duration", 'd', 0, G_OPTION_ARG_DOUBLE, &opts.seconds, "Record for SECONDS (default 30)", "SECONDS" },
+	{ "freq", 'F', 0, G_OPTION_ARG_INT, &opts.freq, "On-CPU samples per second (default 99)", "HZ" },
+	{ "output", 'o', 0, G_OPTION_ARG_FILENAME, &opts.dir, "Write to DIR (default fp-record-DATE-TIME)", "DIR" },
+	{ "on", 0, 0, G_OPTION_ARG_NONE, &opts.on, "Record on-CPU only", NULL },
+	{ "off", 0, 0, G_OPTION_ARG_NONE, &opts.off, "Record off-CPU only", NULL },
+	{ "call-graph", 0, 0, G_OPTION_ARG_STRING, &opts.cg, "On-CPU stacks: fp (default) or dwarf", "fp|dwarf" },
+	{ "load", 0, 0, G_OPTION_ARG_STRING, &opts.load, "Run the shell command CMD as load for the window", "CMD" },
+	{ "warmup", 0, 0, G_OPTION_ARG_DOUBLE, &opts.warmup, "Start the load SECONDS before the window (default 3)", "SECONDS" },
+	{ "title", 0, 0, G_OPTION_ARG_STRING, &opts.title, "Put TEXT before each graph's title and the report's", "TEXT" },
+	{ "keep-data", 0, 0, G_OPTION_ARG_NONE, &opts.keep_data, "Keep DIR/on.data and DIR/off.data", NULL },
+	{ "plugin", 0, 0, G_OPTION_ARG_FILENAME, &opts.plugin, "The perf plugin (default: next to fp-record, or $FOLDKIT_PLUGIN)", "FILE" },
+	{ NULL },
+};
+
+static const char description[] =
+	"Chooses processes by their executable (never by command-line text), by\n"
+	"name, by pid, or starts COMMAND; records them on-CPU (perf record -F HZ\n"
+	"-g) and off-CPU (sched_switch, weighted by time) for the same window;\n"
+	"and writes DIR/on/<comm>-<pid>.folded and .svg, DIR/off/..., DIR/index.tsv\n"
+	"and DIR/report.md.  Ctrl-C ends the window early.  Needs perf, and root\n"
+	"for off-CPU recording (or kernel.perf_event_paranoid=-1).\n"
+	"\n"
+	"Examples:\n"
+	"  sudo fp-record --exe build/server -d 30\n"
+	"  sudo fp-record --name server -d 30 --load 'python3 load.py'\n"
+	"  sudo fp-record --pid 1234,1240 -d 10 --off\n"
+	"  sudo fp-record -d 5 -- ./workload args\n"
+	"\n"
+	"Exit status: 0 profiles written, 1 nothing captured or an error,\n"
+	"2 usage error.  See fp-record(1).";
+
+static void say(void *data, const char *line)
+{
+	tool_warn("%s", line);
+}
+
+int main(int argc, char **argv)
+{
+	struct fk_capture_cfg cfg = FK_CAPTURE_CFG_INIT;
+	struct fk_capture_result res;
+	char *self = g_file_read_link("/proc/self/exe", NULL), *bindir, *real = NULL, *dir = NULL;
+	GArray *pids = g_array_new(FALSE, FALSE, sizeof(int));
+	const char *env = g_getenv("FOLDKIT_PLUGIN");
+	int selectors, rc;
+	GError *err = NULL;
+
+	tool_init("fp-record");
+	tool_parse(&argc, &argv, "--exe FILE | --name NAME | --pid LIST | -- COMMAND [ARG…]",
+		   "Record a program's processes on- and off-CPU into flame graphs.",
+		   description, entries);
+	selectors = !!opts.exe + !!opts.name + !!opts.pids + (argc > 1);
+	if (selectors != 1)
+		tool_usage_error("choose the processes with one of --exe, --name, --pid "
+				 "or -- COMMAND");
+	if (!(opts.seconds > 0 && opts.seconds <= 1e6) || isnan(opts.seconds))
+		tool_usage_error("-d %g: a number of seconds above 0", opts.seconds);
+	if (opts.freq < 1 || opts.freq > 100000)
+		tool_usage_error("-F %d: samples per second, 1 to 100000", opts.freq);
+	if (opts.warmup >= 0 && !opts.load)
+		tool_usage_error("--warmup needs --load");
+	if (opts.load && argc > 1)
+		tool_usage_error("--load needs running processes (--exe, --name or --pid); "
+				 "start the load from COMMAND instead");
+	if (opts.cg && strcmp(opts.cg, "fp") != 0 && strcmp(opts.cg, "dwarf") != 0)
+		tool_usage_error("--call-graph '%s': fp or dwarf", opts.cg);
+	if (opts.exe && !(real = realpath(opts.exe, NULL)))
+		tool_usage_error("--exe '%s': %s", opts.exe, g_strerror(errno));
+	if (opts.pids && !fk_proc_parse_pids(opts.pids, pids))
+		tool_usage_error("--pid '%s': process ids separated by commas", opts.pids);
+	if (!opts.dir) {
+		char stamp[32];
+		time_t t = time(NULL);
+
+		strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", localtime(&t));
+		opts.dir = dir = g_strconcat("fp-record-", stamp, NULL);
+	}
+	/* perf that has exited closes its control pipe: a write must not kill us */
+	signal(SIGPIPE, SIG_IGN);
+	bindir = self ? g_path_get_dirname(self) : g_strdup(".");
+	cfg.by = opts.exe ? FK_BY_EXE : opts.name ? FK_BY_NAME : FK_BY_PID;
+	cfg.exe = real;
+	cfg.name = opts.name;
+	cfg.pids = (int *)(void *)pids->data;
+	cfg.npids = pids->len;
+	cfg.cmd = argc > 1 ? argv + 1 : NULL;
+	cfg.seconds = opts.seconds;
+	cfg.freq = (unsigned)opts.freq;
+	cfg.on = opts.on || !opts.off;
+	cfg.off = opts.off || !opts.on;
+	cfg.cg = opts.cg && strcmp(opts.cg, "dwarf") == 0 ? FK_CG_DWARF : FK_CG_FP;
+	cfg.load = opts.load;
+	cfg.warmup = opts.warmup >= 0 ? opts.warmup : 3;
+	cfg.title = opts.title;
+	cfg.keep_data = opts.keep_data;
+	cfg.dir = opts.dir;
+	if (g_getenv("PERF") && *g_getenv("PERF"))
+		cfg.perf = g_getenv("PERF");
+	cfg.plugin = fk_capture_find_plugin(opts.plugin ? opts.plugin : env && *env ? env : NULL,
+					    bindir, FK_PLUGINDIR);
+	cfg.bindir = bindir;
+	cfg.say = say;
+
+	rc = fk_capture_run(&cfg, &res, &err);
+	if (rc == 0) {
+		tool_warn("wrote %u process%s to %s: open a .folded in https://www.speedscope.app/, "
+			  "or a .svg in a browser", res.processes, res.processes == 1 ? "" : "es",
+			  cfg.dir);
+		for (guint i = 0; i < res.paths->len; i++)
+			printf("%s\n", (char *)g_ptr_array_index(res.paths, i));
+	} else {
+		tool_warn_error(err);
+	}
+	fk_capture_result_clear(&res);
+	g_free((char *)cfg.plugin);
+	g_free(bindir);
+	g_free(self);
+	g_free(real);
+	g_free(dir);
+	g_array_unref(pids);
+	return tool_finish(rc == 0 ? FK_EXIT_OK : FK_EXIT_FAILURE);
+}

@@ -1,0 +1,347 @@
+#!/bin/bash
+# fp-record.sh - fp-record on the bundled multi-process workload
+# (test/workloads/fkserver.c: a main process and two workers of the same
+# executable, with named threads, a contended mutex and sleeps), recorded
+# here and now:
+#  - by --exe it records exactly the three processes, not decoys whose
+#    argv names the executable, and writes the files of fp-record(1);
+#  - per-process on-CPU totals equal perf's own sum of the periods in the
+#    same recording, and add up to the whole profile folded at once;
+#    off-CPU totals equal the plugin's on the same recording;
+#  - with -- COMMAND, the children started later are recorded too, and the
+#    on-CPU totals agree with the CPU time the kernel accounted (rusage)
+#    within a few percent;
+#  - the documented messages for: no match, perf missing, another user's
+#    process and a user without perf permissions (setpriv), a process
+#    exiting during the window, an idle process, a stripped binary;
+#  - Ctrl-C ends the window and still folds; the load generator's process
+#    group is stopped; no perf, load or temporary file is left behind.
+set -u
+. "$(dirname "$0")/plugin-lib.sh"
+
+PIDS_TO_KILL=()
+cleanup() {
+	local p
+	for p in "${PIDS_TO_KILL[@]}"; do kill -TERM "$p" 2>/dev/null; done
+	sleep 0.2
+	for p in "${PIDS_TO_KILL[@]}"; do kill -KILL "$p" 2>/dev/null; done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+FPR=$BIN/fp-record
+[ -x "$FPR" ] || { echo "no $FPR: run make" >&2; exit 1; }
+# the windows are short, but perf takes seconds to start on a busy machine
+export PERF=perf
+# A sanitizer build of the plugin needs its runtime loaded before perf:
+# only into perf, and only when it loads the plugin.
+if [ ${#PLUGIN_ENV[@]} -gt 0 ]; then
+	REAL_PERF=$(command -v perf)
+	{
+		echo '#!/bin/sh'
+		echo 'case " $* " in *" --dlfilter "*)'
+		printf '  exec env %q %q %q "$@";;\n' "${PLUGIN_ENV[@]}" "$REAL_PERF"
+		echo 'esac'
+		printf 'exec %q "$@"\n' "$REAL_PERF"
+	} >"$T/perf-san"
+	chmod +x "$T/perf-san"
+	PERF=$T/perf-san
+fi
+
+chmod 755 "$T"
+S=$T/fkserver
+cc -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -pthread -o "$S" \
+	"$ROOT/test/workloads/fkserver.c" || { echo "cannot build fkserver" >&2; exit 1; }
+
+# procs_of EXE: the pids whose /proc/PID/exe is EXE, ascending
+procs_of() {
+	local d
+	for d in /proc/[0-9]*; do
+		[ "$(readlink "$d/exe" 2>/dev/null)" = "$1" ] && echo "${d#/proc/}"
+	done | sort -n
+}
+# wait_server EXE: until EXE runs as three processes of five threads each
+wait_server() {
+	local i p n
+	for i in $(seq 200); do
+		n=0
+		for p in $(procs_of "$1"); do
+			[ "$(ls "/proc/$p/task" 2>/dev/null | wc -l)" -eq 5 ] && n=$((n + 1))
+		done
+		[ $n -eq 3 ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+# no_leftovers DIR NAME: no process names DIR, and DIR holds no temporary file
+no_leftovers() {
+	local left
+	left=$(pgrep -af -- "$1" | grep -v pgrep)
+	[ -z "$left" ] || fail "$2: processes left behind: $left"
+	[ -z "$(ls -A "$1" 2>/dev/null | grep -e '^\.fp-record' -e '\.tmp$')" ] ||
+		fail "$2: temporary files left behind: $(ls -A "$1")"
+}
+# col FILE NAME: the column named NAME of index.tsv, "pid value" per line
+col() {
+	awk -F'\t' -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next }
+		{ print $2, $k }' "$1"
+}
+
+# ---- 1. by --exe: exactly the server's processes, and the files ----
+"$S" 0 &
+SERVER=$!
+PIDS_TO_KILL+=("$SERVER")
+wait_server "$S" || { fail "fkserver did not start its workers"; exit 1; }
+WANT=$(procs_of "$S" | tr '\n' ' ')
+# decoys: argv names the server, but they run something else
+(exec -a "$S" sleep 120) &
+DECOY1=$!
+bash -c "sleep 120; : $S" &
+DECOY2=$!
+PIDS_TO_KILL+=("$DECOY1" "$DECOY2")
+sleep 0.2
+
+A=$T/a
+"$FPR" --exe "$S" -d 1.5 -o "$A" --keep-data >"$T/a.out" 2>"$T/a.err"
+rc=$?
+if [ $rc -ne 0 ]; then
+	fail "fp-record --exe failed ($rc): $(tail -3 "$T/a.err")"
+	exit 1
+fi
+GOT=$(grep -E "^fp-record:   [0-9]+ fkserver $S\$" "$T/a.err" | awk '{ print $2 }' | sort -n | tr '\n' ' ')
+[ "$GOT" = "$WANT" ] && echo "ok --exe chose the 3 processes: $GOT" ||
+	fail "--exe chose '$GOT', want '$WANT'"
+grep -q "recording 3 processes" "$T/a.err" || fail "--exe: not 3 processes announced"
+grep -Eq "^fp-record:   ($DECOY1|$DECOY2) " "$T/a.err" && fail "--exe chose a decoy"
+
+for p in $WANT; do
+	for f in on/fkserver-$p.folded on/fkserver-$p.svg off/fkserver-$p.folded off/fkserver-$p.svg; do
+		[ -s "$A/$f" ] || fail "no $f"
+		grep -qx "$A/$f" "$T/a.out" || fail "$f is not among the paths printed"
+	done
+done
+for f in index.tsv report.md on.data off.data; do
+	[ -s "$A/$f" ] || fail "no $f"
+done
+[ "$(ls -A "$A" | tr '\n' ' ')" = "index.tsv off off.data on on.data report.md " ] ||
+	fail "unexpected files in DIR: $(ls -A "$A" | tr '\n' ' ')"
+head -1 "$A/index.tsv" | grep -qx "$(printf 'process\tpid\texe\ton_cpu\ton_unit\toff_cpu\toff_unit\ton_folded\ton_svg\toff_folded\toff_svg')" ||
+	fail "index.tsv header: $(head -1 "$A/index.tsv")"
+[ "$(awk -F'\t' 'NR > 1 && $1 == "fkserver" && $5 == "ns" && $7 == "us" && $4 > 0 && $6 > 0' "$A/index.tsv" | wc -l)" -eq 3 ] ||
+	fail "index.tsv has not 3 processes with ns and us totals: $(cat "$A/index.tsv")"
+# the right stacks in the right files: workers decode, the main process accepts
+main=${WANT%% *}
+grep -q ';accept_loop;' "$A/on/fkserver-$main.folded" || fail "main's on-CPU profile lacks accept_loop"
+grep -q ';decode_step;' "$A/on/fkserver-$main.folded" && fail "main's on-CPU profile has decode_step"
+for p in ${WANT#* }; do
+	grep -q ';decode_step;' "$A/on/fkserver-$p.folded" || fail "worker $p's on-CPU profile lacks decode_step"
+done
+for p in $WANT; do
+	grep -q '^sleeper;.*;wait_tick;' "$A/off/fkserver-$p.folded" || fail "$p: off-CPU lacks the sleeps"
+	grep -Eq '^lock-[ab];.*;locker;.*(lll_lock_wait|futex)' "$A/off/fkserver-$p.folded" ||
+		fail "$p: off-CPU lacks the mutex waits"
+done
+xmllint --noout "$A/on/fkserver-$main.svg" || fail "on-CPU SVG is not well-formed"
+grep -q '>fkserver on-CPU<' "$A/on/fkserver-$main.svg" || fail "on-CPU SVG title"
+grep -q '>fkserver off-CPU<' "$A/off/fkserver-$main.svg" || fail "off-CPU SVG title"
+for p in $WANT; do grep -q "| fkserver | $p |" "$A/report.md" || fail "report.md lacks $p"; done
+if [ -x "$BIN/fold-report" ]; then
+	grep -q '^### fkserver' "$A/report.md" || fail "report.md lacks fold-report's sections"
+else
+	grep -q 'fold-report is not available' "$A/report.md" || fail "report.md does not say fold-report is missing"
+	grep -q 'fold-report is not available' "$T/a.err" || fail "stderr does not say fold-report is missing"
+fi
+no_leftovers "$A" "--exe"
+
+# On-CPU: each process's total is perf's own sum of its sample periods in
+# the same recording, exactly (independent of the plugin)...
+perf script -i "$A/on.data" -F pid,period 2>/dev/null |
+	awk '{ s[$1] += $2 } END { for (p in s) print p, s[p] }' | sort >"$T/perf-on"
+col "$A/index.tsv" on_cpu | sort >"$T/ours-on"
+cmp -s "$T/perf-on" "$T/ours-on" && echo "ok on-CPU totals equal perf's sum of periods: $(tr '\n' ' ' <"$T/ours-on")" ||
+	{ fail "on-CPU totals differ from perf script's"; diff "$T/perf-on" "$T/ours-on" >&2; }
+# ... and the processes add up to the whole profile folded at once
+whole=$(plugin "$A/on.data" 2>/dev/null | awk '{ s += $NF } END { printf "%d", s }')
+sum=$(awk '{ s += $2 } END { printf "%d", s }' "$T/ours-on")
+[ "$whole" = "$sum" ] && [ "$sum" -gt 0 ] && echo "ok per-process on-CPU totals add up to the whole profile: $sum ns" ||
+	fail "per-process on-CPU totals $sum ns, whole profile $whole ns"
+# Off-CPU: each process's total is the plugin's on the same recording
+plugin "$A/off.data" offcpu pid 2>/dev/null | awk '{
+	split($1, f, ";"); n = split(f[1], a, "-"); s[a[n]] += $NF
+} END { for (p in s) print p, s[p] }' | sort >"$T/plugin-off"
+col "$A/index.tsv" off_cpu | sort >"$T/ours-off"
+if join "$T/ours-off" "$T/plugin-off" | awk -v want="$WANT" '
+	{ n++; d = $2 - $3; if (d < 0) d = -d; if (d > 1000 || $2 <= 0) bad = 1 }
+	END { exit !(n == split(want, w, " ") && !bad) }'; then
+	echo "ok off-CPU totals agree with the plugin's: $(tr '\n' ' ' <"$T/ours-off")"
+else
+	fail "off-CPU totals differ from the plugin's"; join -a1 "$T/ours-off" "$T/plugin-off" >&2
+fi
+
+# ---- 2. Ctrl-C ends the window early and still folds; a process that
+# exits during the window is reported (and an idle one) ----
+sleep 300 &
+VICTIM=$!
+PIDS_TO_KILL+=("$VICTIM")
+G=$T/g
+"$FPR" --pid "$SERVER,$VICTIM" -d 60 -o "$G" >"$T/g.out" 2>"$T/g.err" &
+fpr=$!
+for _ in $(seq 600); do grep -q 'recording for' "$T/g.err" && break; sleep 0.1; done
+sleep 0.5
+kill -KILL $VICTIM
+wait $VICTIM 2>/dev/null
+sleep 1
+kill -INT $fpr
+wait $fpr
+rc=$?
+[ $rc -eq 0 ] || fail "after Ctrl-C: exit $rc: $(tail -2 "$T/g.err")"
+grep -q 'the window ended after [0-9.]* s: interrupted' "$T/g.err" || fail "after Ctrl-C: no word of the early end"
+[ -s "$G/on/fkserver-$SERVER.folded" ] && [ -s "$G/off/fkserver-$SERVER.folded" ] ||
+	fail "after Ctrl-C: no profiles"
+grep -q 'Window: [0-9.]* s (ended early: interrupted)' "$G/report.md" || fail "report.md does not say the window was interrupted"
+no_leftovers "$G" "Ctrl-C"
+echo "ok Ctrl-C: $(grep -o 'ended after [0-9.]* s' "$T/g.err")"
+grep -Eq "process $VICTIM \(sleep\) exited [0-9.]+ s into the [0-9.]+ s window: its profiles cover that part only" "$T/g.err" &&
+	echo "ok a process exiting during the window is reported" ||
+	fail "early exit: no message: $(cat "$T/g.err")"
+grep -q "process $VICTIM (sleep): no on-CPU samples: it was idle during the window; drive load (--load CMD)" "$T/g.err" ||
+	fail "idle: no message"
+awk -F'\t' -v v=$VICTIM '$2 == v' "$G/index.tsv" | grep -q . || fail "early exit: the process gone is not in index.tsv"
+
+# ---- 3. --load: its process group runs during the window, then is stopped;
+# a load of the same name (a copy of the server) is never chosen ----
+mkdir "$T/load" && cp "$S" "$T/load/fkserver"
+L=$T/l
+"$FPR" --name fkserver --on -d 1 -o "$L" --load "$T/load/fkserver 0" --warmup 0.5 >"$T/l.out" 2>"$T/l.err"
+rc=$?
+[ $rc -eq 0 ] || fail "--load: exit $rc: $(tail -2 "$T/l.err")"
+GOT=$(grep -E "^fp-record:   [0-9]+ fkserver " "$T/l.err" | awk '{ print $2 }' | sort -n | tr '\n' ' ')
+[ "$GOT" = "$WANT" ] && echo "ok --name with a load of the same name chose the server's 3 processes" ||
+	fail "--name with a load chose '$GOT', want '$WANT'"
+grep -q "stopped the load" "$T/l.err" || fail "--load: not stopped"
+[ -f "$L/load.log" ] || fail "--load: no load.log"
+no_leftovers "$T/load" "--load"
+no_leftovers "$L" "--load"
+
+# ---- 4. no match: the near misses, and no directory ----
+kill -TERM "$SERVER"
+wait "$SERVER"
+"$FPR" --exe "$S" -d 1 -o "$T/none" >/dev/null 2>"$T/none.err"
+rc=$?
+[ $rc -eq 1 ] || fail "no match: exit $rc"
+grep -q "^fp-record: no process runs $S\$" "$T/none.err" || fail "no match: message: $(tail -1 "$T/none.err")"
+grep -q "^fp-record:   $DECOY1 sleep: its command line names 'fkserver', but it runs /usr/bin/sleep" "$T/none.err" ||
+	fail "no match: the decoy is not a near miss: $(cat "$T/none.err")"
+grep -q "^fp-record:   $DECOY2 bash: its command line names 'fkserver'" "$T/none.err" ||
+	fail "no match: the shell is not a near miss"
+[ -e "$T/none" ] && fail "no match: the output directory was created"
+echo "ok no match: $(tail -1 "$T/none.err")"
+
+# ---- 5. perf missing ----
+env PATH=/nonexistent PERF= "$FPR" --pid $$ -d 1 -o "$T/noperf" >/dev/null 2>"$T/noperf.err"
+rc=$?
+[ $rc -eq 1 ] && grep -q "cannot run perf ('perf').*sudo apt-get install linux-perf" "$T/noperf.err" &&
+	[ ! -e "$T/noperf" ] && echo "ok perf missing: exit 1, how to install it" ||
+	fail "perf missing: exit $rc: $(cat "$T/noperf.err")"
+
+# ---- 6. only idle processes: nothing captured, exit 1 ----
+sleep 300 &
+IDLE=$!
+PIDS_TO_KILL+=("$IDLE")
+"$FPR" --pid $IDLE --on -d 1 -o "$T/idle" >/dev/null 2>"$T/idle.err"
+rc=$?
+[ $rc -eq 1 ] && grep -q "nothing was captured" "$T/idle.err" && grep -q "it was idle" "$T/idle.err" &&
+	echo "ok an idle process only: exit 1, nothing captured" ||
+	fail "idle only: exit $rc: $(tail -2 "$T/idle.err")"
+no_leftovers "$T/idle" "idle"
+
+# ---- 7. permissions, as an unprivileged user ----
+paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
+if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
+	NB=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+	mkdir -m 777 "$T/nob"
+	cp "$S" "$T/nob/fkserver"
+	# root's process: refused before perf runs
+	"${NB[@]}" "$FPR" --pid "$IDLE" -d 1 -o "$T/nob/o1" >/dev/null 2>"$T/nob1.err"
+	rc=$?
+	[ $rc -eq 1 ] && grep -q "process $IDLE (sleep) belongs to another user: run fp-record as root (sudo)" "$T/nob1.err" &&
+		echo "ok another user's process: refused, with the fix" ||
+		fail "another user's process: exit $rc: $(cat "$T/nob1.err")"
+	# its own process, off-CPU: tracepoints need root or perf_event_paranoid -1
+	"${NB[@]}" "$T/nob/fkserver" 0 &
+	NOBPID=$!	# setpriv becomes the server
+	PIDS_TO_KILL+=("$NOBPID")
+	wait_server "$T/nob/fkserver" || fail "the unprivileged fkserver did not start"
+	"${NB[@]}" "$FPR" --pid "$NOBPID" -d 1 -o "$T/nob/o2" >/dev/null 2>"$T/nob2.err"
+	rc=$?
+	if [ "$paranoid" -ge 0 ]; then
+		[ $rc -eq 1 ] && grep -Eq "perf may not (make|read).*off-CPU.*run fp-record as root" "$T/nob2.err" &&
+			echo "ok unprivileged off-CPU (perf_event_paranoid=$paranoid): refused, with the fix" ||
+			fail "unprivileged off-CPU with perf_event_paranoid=$paranoid: exit $rc: $(cat "$T/nob2.err")"
+		[ -e "$T/nob/o2" ] && fail "unprivileged: the output directory was left"
+	else
+		grep -q "perf may not" "$T/nob2.err" &&
+			fail "perf_event_paranoid=$paranoid allows it, yet: $(cat "$T/nob2.err")"
+	fi
+	# on-CPU of one's own process needs no privilege up to paranoid 2
+	if [ "$paranoid" -le 2 ]; then
+		"${NB[@]}" "$FPR" --pid "$NOBPID" --on -d 1 -o "$T/nob/o3" >/dev/null 2>"$T/nob3.err"
+		rc=$?
+		[ $rc -eq 0 ] && [ -s "$T/nob/o3/on/fkserver-$NOBPID.folded" ] &&
+			echo "ok unprivileged on-CPU of one's own process" ||
+			fail "unprivileged --on: exit $rc: $(tail -2 "$T/nob3.err")"
+	fi
+	kill -TERM $NOBPID 2>/dev/null
+	wait $NOBPID
+	no_leftovers "$T/nob" "unprivileged"
+else
+	fail "cannot test permissions: not root, or no setpriv"
+fi
+
+# ---- 8. a stripped binary ----
+# (without a build id: perf would find the unstripped one's symbols in
+# ~/.debug, which perf record fills unless told not to)
+mkdir "$T/strip" &&
+cc -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -pthread -Wl,--build-id=none \
+	-o "$T/strip/fkserver" "$ROOT/test/workloads/fkserver.c" && strip "$T/strip/fkserver" ||
+	fail "cannot build a stripped fkserver"
+"$T/strip/fkserver" 0 &
+STRIP=$!
+PIDS_TO_KILL+=("$STRIP")
+wait_server "$T/strip/fkserver" || fail "the stripped fkserver did not start"
+"$FPR" --exe "$T/strip/fkserver" --on -d 1 -o "$T/st" >/dev/null 2>"$T/st.err"
+rc=$?
+[ $rc -eq 0 ] && grep -q "process [0-9]* (fkserver): [0-9]*% of its on-CPU time is in stacks with frames perf could not name (\[unknown\] or \[fkserver\]): $T/strip/fkserver is stripped .*-g -fno-omit-frame-pointer" "$T/st.err" &&
+	echo "ok a stripped binary: $(grep -o '[0-9]*% of its' "$T/st.err" | head -1)" ||
+	fail "stripped: exit $rc: $(tail -3 "$T/st.err")"
+kill -TERM $STRIP
+
+# ---- 9. -- COMMAND: its children, and the kernel's CPU time ----
+C=$T/c
+"$FPR" -F 999 -d 30 -o "$C" -- "$S" 1500 "$T/rusage" >"$T/c.out" 2>"$T/c.err"
+rc=$?
+[ $rc -eq 0 ] || fail "-- COMMAND: exit $rc: $(tail -3 "$T/c.err")"
+[ "$(grep -c 'started during the window as a child of' "$T/c.err")" -eq 2 ] ||
+	fail "-- COMMAND: the 2 workers are not announced as children"
+[ "$(awk -F'\t' 'NR > 1 && $3 == "'"$S"'" && $4 > 0 && $6 > 0' "$C/index.tsv" | wc -l)" -eq 3 ] ||
+	fail "-- COMMAND: not 3 processes of $S with both profiles: $(cat "$C/index.tsv")"
+# sampling every ms of CPU time, each thread leaves at most a period
+# unsampled: ask 5% and 25 ms per process
+col "$C/index.tsv" on_cpu | sort >"$T/c-on"
+sort "$T/rusage" >"$T/c-ru"
+if join "$T/c-on" "$T/c-ru" | awk '{
+	d = $2 - $3; if (d < 0) d = -d; n++; a += $2; b += $3
+	printf "  pid %s: recorded %.1f ms, rusage %.1f ms\n", $1, $2 / 1e6, $3 / 1e6
+	if (d > $3 * 0.05 + 25e6) bad = 1
+} END { exit !(n == 3 && !bad && a > 0) }'; then
+	echo "ok -- COMMAND: on-CPU totals agree with the kernel's CPU time"
+else
+	fail "-- COMMAND: on-CPU totals and rusage differ"; join -a1 -a2 "$T/c-on" "$T/c-ru" >&2
+fi
+no_leftovers "$C" "-- COMMAND"
+
+# nothing of ours runs any more
+for p in $(procs_of "$S") $(procs_of "$T/strip/fkserver"); do
+	kill -0 "$p" 2>/dev/null && { sleep 1; kill -0 "$p" 2>/dev/null && fail "fkserver $p still runs"; }
+done
+exit $FAILED
