@@ -90,7 +90,8 @@ char *fk_switch_filter(const int *tids, size_t n, int newer_than, size_t max)
 	int *v = g_memdup2(tids, n * sizeof(int));
 	GString *f = g_string_new(NULL);
 
-	qsort(v, n, sizeof(int), int_cmp);
+	if (n)
+		qsort(v, n, sizeof(int), int_cmp);
 	for (size_t i = 0; i < n;) {
 		size_t j = i;
 
@@ -147,6 +148,9 @@ char **fk_perf_script(const char *perf, const char *data)
 	add(v, "script");
 	add(v, "-i");
 	add(v, data);
+	/* perf prints no pid by default, and fp-collapse --pid would say "?" */
+	add(v, "-F");
+	add(v, "+pid");
 	return finish(v);
 }
 

@@ -65,7 +65,7 @@ char *fk_switch_filter(const int *tids, size_t n, int newer_than, size_t max);
 char **fk_perf_fold(const char *perf, const char *data, const char *plugin,
 		    bool offcpu, const char *split_dir);
 
-/* perf script -i DATA: the text fp-collapse reads (DWARF call graphs). */
+/* perf script -i DATA -F +pid: the text fp-collapse --pid reads (DWARF). */
 char **fk_perf_script(const char *perf, const char *data);
 
 /* "6.1.187" from `perf version` output ("perf version 6.1.187"), or NULL. */

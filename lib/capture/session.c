@@ -70,33 +70,38 @@ struct session {
 	GPtrArray *paths;
 };
 
+/* one line to the caller; kept for report.md's notes with keep */
+static void emit(struct session *s, bool keep, const char *fmt, va_list ap)
+{
+	char *line = g_strdup_vprintf(fmt, ap);
+
+	if (s->cfg->say)
+		s->cfg->say(s->cfg->say_data, line);
+	if (keep)
+		g_ptr_array_add(s->notes, line);
+	else
+		g_free(line);
+}
+
 static void say(struct session *s, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 static void say(struct session *s, const char *fmt, ...)
 {
 	va_list ap;
-	char *line;
 
 	va_start(ap, fmt);
-	line = g_strdup_vprintf(fmt, ap);
+	emit(s, false, fmt, ap);
 	va_end(ap);
-	if (s->cfg->say)
-		s->cfg->say(s->cfg->say_data, line);
-	g_free(line);
 }
 
-/* say(), and keep the line for report.md */
+/* a warning: said, and in the report */
 static void warn(struct session *s, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 static void warn(struct session *s, const char *fmt, ...)
 {
 	va_list ap;
-	char *line;
 
 	va_start(ap, fmt);
-	line = g_strdup_vprintf(fmt, ap);
+	emit(s, true, fmt, ap);
 	va_end(ap);
-	if (s->cfg->say)
-		s->cfg->say(s->cfg->say_data, line);
-	g_ptr_array_add(s->notes, line);
 }
 
 static double now_s(const struct session *s)
@@ -1102,8 +1107,10 @@ static GPtrArray *fold_result(struct session *s, struct fold *f)
 	} else {
 		char *log = read_text(f->log), **lines = g_strsplit(log, "\n", -1), *why = NULL;
 
+		/* the plugin's "foldkit: no sched:sched_switch samples...",
+		 * "... holds no samples ...": nothing to fold is no failure */
 		for (char **l = lines; *l && !why; l++)
-			if (strstr(*l, "no ") && strstr(*l, "samples"))
+			if (g_str_has_prefix(*l, "foldkit: no ") || strstr(*l, " no samples"))
 				why = g_strdup(g_strstrip(*l));
 		if (why) {
 			say(s, "%s: no samples (%s)", f->what, why);

@@ -209,16 +209,21 @@ grep -q "process $VICTIM (sleep): no on-CPU samples: it was idle during the wind
 awk -F'\t' -v v=$VICTIM '$2 == v' "$G/index.tsv" | grep -q . || fail "early exit: the process gone is not in index.tsv"
 
 # ---- 3. --load: its process group runs during the window, then is stopped;
-# a load of the same name (a copy of the server) is never chosen ----
+# a load of the same name (a copy of the server) is never chosen; DWARF
+# stacks ----
 mkdir "$T/load" && cp "$S" "$T/load/fkserver"
 L=$T/l
-"$FPR" --name fkserver --on -d 1 -o "$L" --load "$T/load/fkserver 0" --warmup 0.5 >"$T/l.out" 2>"$T/l.err"
+"$FPR" --name fkserver --on --call-graph dwarf -d 1 -o "$L" --load "$T/load/fkserver 0" --warmup 0.5 >"$T/l.out" 2>"$T/l.err"
 rc=$?
 [ $rc -eq 0 ] || fail "--load: exit $rc: $(tail -2 "$T/l.err")"
 GOT=$(grep -E "^fp-record:   [0-9]+ fkserver " "$T/l.err" | awk '{ print $2 }' | sort -n | tr '\n' ' ')
 [ "$GOT" = "$WANT" ] && echo "ok --name with a load of the same name chose the server's 3 processes" ||
 	fail "--name with a load chose '$GOT', want '$WANT'"
 grep -q "stopped the load" "$T/l.err" || fail "--load: not stopped"
+for p in ${WANT#* }; do
+	grep -q '^decode;.*;decode_step;' "$L/on/fkserver-$p.folded" ||
+		fail "--call-graph dwarf: worker $p's profile lacks decode_step"
+done
 [ -f "$L/load.log" ] || fail "--load: no load.log"
 no_leftovers "$T/load" "--load"
 no_leftovers "$L" "--load"

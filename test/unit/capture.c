@@ -277,7 +277,7 @@ static void test_commands(void)
 	g_free(s);
 	g_strfreev(v);
 	v = fk_perf_script("perf", "d/on.data");
-	CHECK_STR((s = join(v)), "perf script -i d/on.data");
+	CHECK_STR((s = join(v)), "perf script -i d/on.data -F +pid");
 	g_free(s);
 	g_strfreev(v);
 
