@@ -172,7 +172,7 @@ static bool has(const char *log, const char *what)
 	return strstr(log, what) != NULL;
 }
 
-/* perf's first line that says what went wrong */
+/* perf's first line that says what went wrong, or NULL */
 static char *first_error(const char *log)
 {
 	char **lines = g_strsplit(log, "\n", -1);
@@ -185,7 +185,7 @@ static char *first_error(const char *log)
 		if (*g_strstrip(*l))
 			pick = g_strdup(*l);
 	g_strfreev(lines);
-	return pick ? pick : g_strdup("(no message)");
+	return pick;
 }
 
 char *fk_perf_failure(const char *log, const struct fk_perf_context *ctx)
@@ -234,7 +234,9 @@ char *fk_perf_failure(const char *log, const struct fk_perf_context *ctx)
 			"the sched:sched_switch tracepoint is not available: mount tracefs "
 			"(sudo mount -t tracefs nodev /sys/kernel/tracing) or run as root; "
 			"or record on-CPU only (--on)");
-	line = first_error(log);
+	if (!(line = first_error(log)))
+		return g_strdup_printf("perf record (%s) failed without saying why "
+				       "(perf record -v tells more)", what);
 	msg = g_strdup_printf("perf record (%s) failed: %s", what, line);
 	g_free(line);
 	return msg;

@@ -668,6 +668,14 @@ static char *rec_failure(struct session *s, const struct rec *r)
 	g_free(p);
 	msg = fk_perf_failure(log, &ctx);
 	g_free(log);
+	if (r->child && fk_child_exited(r->child) && !fk_child_ok(r->child, SIGINT)) {
+		char *why = fk_child_exit_text(r->child), *both;
+
+		both = g_strdup_printf("%s (perf %s)", msg, why);
+		g_free(why);
+		g_free(msg);
+		msg = both;
+	}
 	return msg;
 }
 
@@ -722,7 +730,7 @@ static int start_recording(struct session *s, GError **err)
 					    .freq = c->freq, .cg = c->cg };
 		GArray *pids = tracked_pids(s, false, false);
 		struct rec *failed = NULL;
-		char **argv;
+		char **argv, *msg;
 		int rc_on = 0, rc_off = 0;
 
 		if (pids->len == 0) {
@@ -774,17 +782,16 @@ static int start_recording(struct session *s, GError **err)
 		}
 		if (!failed)
 			return 0;
-		/* a process that exited meanwhile fails -p: try without it */
+		msg = rec_failure(s, failed);
 		rec_kill(&s->on);
 		rec_kill(&s->off);
-		if (attempt < 3 && !c->cmd && drop_gone(s))
-			continue;
-		{
-			char *msg = rec_failure(s, failed);
-
-			g_set_error(err, FK_ERROR, FK_ERROR_IO, "%s", msg);
+		/* a process that exited meanwhile fails -p: try without it */
+		if (attempt < 3 && !c->cmd && drop_gone(s)) {
 			g_free(msg);
+			continue;
 		}
+		g_set_error(err, FK_ERROR, FK_ERROR_IO, "%s", msg);
+		g_free(msg);
 		return -1;
 	}
 }

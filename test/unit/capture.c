@@ -330,7 +330,7 @@ static void test_failures(void)
 	CHECK_STR(m, "perf record (on-CPU) failed: Error: it broke");
 	g_free(m);
 	m = fk_perf_failure("", &ctx);
-	CHECK_STR(m, "perf record (on-CPU) failed: (no message)");
+	CHECK_STR(m, "perf record (on-CPU) failed without saying why (perf record -v tells more)");
 	g_free(m);
 }
 
