@@ -1504,34 +1504,69 @@ static void md_total(GString *out, bool recorded, fk_count c, const char *unit)
 	g_free(h);
 }
 
-/* fold-report's findings for one profile, or NULL after saying why not */
-static char *findings(struct session *s, const char *on, const char *off)
+/* whether DIR/side holds a profile */
+static bool has_profiles(struct session *s, const char *side)
 {
-	GPtrArray *argv = g_ptr_array_new_with_free_func(g_free);
-	char *out = NULL, *errout = NULL, *res = NULL;
-	int status;
+	for (guint i = 0; i < s->rows->len; i++) {
+		const struct fk_out_row *r = g_ptr_array_index(s->rows, i);
+
+		if (strcmp(side, "on") == 0 ? r->on_folded != NULL : r->off_folded != NULL)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * fold-report's Markdown, its headings one level down, or NULL after
+ * saying why not.  One run reads DIR/on as a split directory (the whole,
+ * then each process) and pairs each file with DIR/off's of the same pid.
+ */
+static char *findings(struct session *s)
+{
+	bool on = has_profiles(s, "on"), off = has_profiles(s, "off");
+	const char *argv[8];
+	char *out = NULL, *errout = NULL, **lines;
+	GString *res;
+	bool fence = false;
+	int n = 0, status;
 	GError *e = NULL;
 
-	g_ptr_array_add(argv, g_strdup(s->report));
+	if (!on && !off)
+		return NULL;
+	argv[n++] = s->report;
+	argv[n++] = "--unit";
+	argv[n++] = on ? FK_ON_UNIT : FK_OFF_UNIT;
 	if (on && off) {
-		g_ptr_array_add(argv, g_strdup("--offcpu"));
-		g_ptr_array_add(argv, g_build_filename(s->cfg->dir, off, NULL));
+		argv[n++] = "--offcpu";
+		argv[n++] = "off";
 	}
-	g_ptr_array_add(argv, g_build_filename(s->cfg->dir, on ? on : off, NULL));
-	g_ptr_array_add(argv, NULL);
-	if (!g_spawn_sync(NULL, (char **)argv->pdata, NULL, 0, NULL, NULL, &out, &errout,
+	argv[n++] = on ? "on" : "off";
+	argv[n] = NULL;
+	/* run in DIR, so that the report names on/x-1.folded, not a full path */
+	if (!g_spawn_sync(s->cfg->dir, (char **)argv, NULL, 0, NULL, NULL, &out, &errout,
 			  &status, &e) || !g_spawn_check_wait_status(status, &e)) {
-		warn(s, "fold-report failed on %s: %s%s%s", on ? on : off,
-		     e ? e->message : "", errout && *errout ? ": " : "",
-		     errout ? g_strstrip(errout) : "");
+		warn(s, "fold-report failed: %s%s%s", e ? e->message : "",
+		     errout && *errout ? ": " : "", errout ? g_strstrip(errout) : "");
+		g_clear_error(&e);
 		g_free(out);
-	} else {
-		res = out;
+		g_free(errout);
+		return NULL;
 	}
-	g_clear_error(&e);
 	g_free(errout);
-	g_ptr_array_unref(argv);
-	return res;
+	res = g_string_new(NULL);
+	lines = g_strsplit(out, "\n", -1);
+	g_free(out);
+	for (char **l = lines; *l; l++) {
+		if (g_str_has_prefix(*l, "```"))
+			fence = !fence;
+		if (!fence && **l == '#')
+			g_string_append_c(res, '#');
+		g_string_append(res, *l);
+		if (l[1])
+			g_string_append_c(res, '\n');
+	}
+	g_strfreev(lines);
+	return g_string_free(res, FALSE);
 }
 
 static void describe_selection(struct session *s, GString *out)
@@ -1567,6 +1602,7 @@ static int write_report(struct session *s, GError **err)
 	GString *out = g_string_new("# ");
 	char *path = g_build_filename(c->dir, "report.md", NULL);
 	GError *e = NULL;
+	char *f;
 	int rc = 0;
 
 	md(out, c->title ? c->title : "fp-record");
@@ -1617,32 +1653,20 @@ static int write_report(struct session *s, GError **err)
 			g_string_append_c(out, '\n');
 		}
 	}
-	g_string_append(out, "\n## Findings\n\n");
 	if (!s->report) {
 		const char *msg = "fold-report is not available (it was found neither next "
 				  "to fp-record nor in PATH), so this report has no findings; "
 				  "the profiles above are complete";
 
 		say(s, "%s", msg);
-		g_string_append_printf(out, "%s.\n", msg);
+		g_string_append_printf(out, "\n## Findings\n\n%s.\n", msg);
+	} else if ((f = findings(s))) {
+		g_string_append(out, "\nThe findings of fold-report(1): the whole capture, then each "
+				"process with its off-CPU profile.\n\n");
+		g_string_append(out, f);
+		g_free(f);
 	} else {
-		for (guint i = 0; i < s->rows->len; i++) {
-			const struct fk_out_row *r = g_ptr_array_index(s->rows, i);
-			char *f;
-
-			if (!r->on_folded && !r->off_folded)
-				continue;
-			g_string_append(out, "### ");
-			md(out, r->comm);
-			g_string_append_printf(out, " (pid %d)\n\n", r->pid);
-			if ((f = findings(s, r->on_folded, r->off_folded))) {
-				g_string_append(out, f);
-				g_string_append_c(out, '\n');
-				g_free(f);
-			} else {
-				g_string_append(out, "fold-report failed on this profile.\n\n");
-			}
-		}
+		g_string_append(out, "\n## Findings\n\nfold-report failed: see the notes.\n");
 	}
 	if (!g_file_set_contents(path, out->str, (gssize)out->len, &e)) {
 		fk_error_at(err, FK_ERROR_IO, path, 0, "cannot write: %s", e->message);

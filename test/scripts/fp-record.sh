@@ -146,7 +146,13 @@ grep -q '>fkserver on-CPU<' "$A/on/fkserver-$main.svg" || fail "on-CPU SVG title
 grep -q '>fkserver off-CPU<' "$A/off/fkserver-$main.svg" || fail "off-CPU SVG title"
 for p in $WANT; do grep -q "| fkserver | $p |" "$A/report.md" || fail "report.md lacks $p"; done
 if [ -x "$BIN/fold-report" ]; then
-	grep -q '^### fkserver' "$A/report.md" || fail "report.md lacks fold-report's sections"
+	# fold-report's whole, then each process, its headings a level down
+	grep -q '^## fold-report: `on`' "$A/report.md" || fail "report.md lacks fold-report's whole"
+	for p in $WANT; do
+		grep -q "^## Process \`on/fkserver-$p.folded\`" "$A/report.md" ||
+			fail "report.md lacks fold-report's section for $p"
+	done
+	grep -q '^### Contention' "$A/report.md" || fail "report.md lacks the contention of on- and off-CPU"
 else
 	grep -q 'fold-report is not available' "$A/report.md" || fail "report.md does not say fold-report is missing"
 	grep -q 'fold-report is not available' "$T/a.err" || fail "stderr does not say fold-report is missing"
