@@ -1,0 +1,112 @@
+/*
+ * internal.h - what the parts of one capture share (session.c, record.c,
+ * write.c); not for use outside lib/capture/.  See session.h.
+ */
+#ifndef FOLDKIT_CAPTURE_INTERNAL_H
+#define FOLDKIT_CAPTURE_INTERNAL_H
+
+#include "capture/child.h"
+#include "capture/outputs.h"
+#include "capture/session.h"
+
+#include <glib.h>
+#include <stdarg.h>
+#include <stdbool.h>
+
+#define POLL_MS 100
+#define START_MS 120000		/* perf -a can take long to start on a busy machine */
+#define ACK_MS 10000
+#define STOP_MS 120000
+#define END_MS 3000		/* grace for the load and the command */
+#define PID_NS_INIT "pid:[4026531836]"	/* the initial PID namespace's link */
+#define UNRESOLVED_SHARE 0.5	/* above it, a profile is mostly unnamed frames */
+
+struct rec {
+	const char *what;	/* "on-CPU", "off-CPU" */
+	bool offcpu;
+	char *data, *log;
+	struct fk_child *child;
+	int ctl, ack;		/* our ends of perf's control pipes, or -1 */
+	guint ack_src;
+	unsigned acks;
+};
+
+struct tracked {
+	int pid;
+	char *comm, *exe;
+	bool selected, gone;
+	double exited;		/* seconds into the window, or -1 */
+};
+
+struct fold;
+
+struct session {
+	const struct fk_capture_cfg *cfg;
+	bool made_dir;
+	char *tmp;		/* DIR/.fp-record-XXXXXX */
+	char *version;		/* perf's */
+	char *fold2svg, *collapse, *report;
+	GHashTable *procs;	/* pid -> struct tracked */
+	GHashTable *seen_new;	/* new pids already looked at */
+	struct rec on, off;
+	unsigned want_acks;	/* from each running perf */
+	struct fold *folds[2];	/* on, off */
+	struct fk_child *load, *cmd;
+	bool load_warned;
+	char *shell_exe;	/* the command's until it is exec'd */
+	unsigned signals;
+	bool window_timeout, all_gone;
+	gint64 t0, t1;
+	int last_pid;
+	const char *ended;	/* why the window ended */
+	GPtrArray *rows;	/* struct fk_out_row * */
+	GPtrArray *notes;	/* char *: the warnings, for report.md */
+	GPtrArray *paths;
+};
+
+/* ---- session.c ---- */
+
+/* a line of progress through cfg->say */
+void cap_say(struct session *s, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+/* a warning: said, and kept for report.md's notes */
+void cap_warn(struct session *s, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+/* seconds since the window opened */
+double cap_now_s(const struct session *s);
+/* starts tracking p (selected: chosen, not a child found later) */
+struct tracked *cap_track(struct session *s, const struct fk_proc *p, bool selected);
+/* the tracked pids, ascending; free with g_array_unref() */
+GArray *cap_tracked_pids(struct session *s, bool selected_only, bool alive_only);
+/* runs the main loop until done(s), a new signal, or timeout_ms (-1: none) */
+bool cap_run_until(struct session *s, bool (*done)(struct session *), int timeout_ms);
+/* a g_timeout_add() callback that sets a bool */
+gboolean cap_on_flag(gpointer data);
+/* a file's text, or "" */
+char *cap_read_text(const char *path);
+/* a log file for a child, close-on-exec; -1 with *err set */
+int cap_open_log(const char *path, GError **err);
+
+/* ---- record.c: perf record and the window ---- */
+
+void cap_rec_init(struct session *s, struct rec *r, bool offcpu);
+/* starts both recordings, disabled, and enables them; -1 with *err */
+int cap_start_recording(struct session *s, GError **err);
+/* runs the window until its end, whatever ends it */
+void cap_run_window(struct session *s);
+/* disables and stops both recordings */
+void cap_stop_recording(struct session *s);
+/* ends a recording's perf and closes its pipes */
+void cap_rec_kill(struct rec *r);
+bool cap_recs_acked(struct session *s);
+
+/* ---- write.c: folding and the files ---- */
+
+int cap_fold_all(struct session *s, GPtrArray **on, GPtrArray **off, GError **err);
+void cap_build_rows(struct session *s, GPtrArray *on, GPtrArray *off);
+void cap_draw_all(struct session *s);
+void cap_judge_rows(struct session *s);
+bool cap_captured(const struct fk_out_row *r);
+int cap_write_index(struct session *s, GError **err);
+int cap_write_report(struct session *s, GError **err);
+void cap_list_paths(struct session *s);
+
+#endif

@@ -1,0 +1,709 @@
+/*
+ * write.c - a capture's recordings folded (by the plugin, or for DWARF
+ * stacks by perf script | fp-collapse), and its files: DIR/on, DIR/off,
+ * the graphs, index.tsv and report.md (outputs.h).
+ */
+#include "capture/internal.h"
+
+#include "core/textesc.h"
+#include "core/count.h"
+#include "core/error.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib-unix.h>
+#include <glib/gstdio.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- folding ---- */
+
+struct fold {
+	const char *what;
+	bool offcpu;
+	char *dir, *log;	/* the split directory, the log */
+	char *folded;		/* DWARF: fp-collapse's whole output */
+	struct fk_child *a, *b;	/* perf script [| fp-collapse] */
+};
+
+static bool folds_done(struct session *s)
+{
+	for (int i = 0; i < 2; i++) {
+		struct fold *f = s->folds[i];
+
+		if (f && ((f->a && !fk_child_exited(f->a)) || (f->b && !fk_child_exited(f->b))))
+			return false;
+	}
+	return true;
+}
+
+static int fold_start(struct session *s, struct fold *f, const struct rec *r, GError **err)
+{
+	const struct fk_capture_cfg *c = s->cfg;
+	int log = cap_open_log(f->log, err);
+	struct fk_spawn how = { .in_fd = -1, .err_fd = log, .own_group = true };
+	char **argv;
+
+	if (log < 0)
+		return -1;
+	if (r->offcpu || c->cg == FK_CG_FP) {
+		argv = fk_perf_fold(c->perf, r->data, c->plugin, r->offcpu, f->dir);
+		how.argv = (const char *const *)argv;
+		how.out_fd = log;
+		f->a = fk_child_spawn(&how, err);
+		g_strfreev(argv);
+	} else {
+		/* perf gives a dlfilter only part of a DWARF stack */
+		const char *collapse[] = { s->collapse, "--pid", NULL };
+		int p[2], out = cap_open_log(f->folded, err);
+
+		if (out >= 0 && g_unix_open_pipe(p, FD_CLOEXEC, err)) {
+			argv = fk_perf_script(c->perf, r->data);
+			how.argv = (const char *const *)argv;
+			how.out_fd = p[1];
+			f->a = fk_child_spawn(&how, err);
+			g_strfreev(argv);
+			how.argv = collapse;
+			how.in_fd = p[0];
+			how.out_fd = out;
+			f->b = f->a ? fk_child_spawn(&how, err) : NULL;
+			close(p[0]);
+			close(p[1]);
+		}
+		if (out >= 0)
+			close(out);
+	}
+	close(log);
+	return f->a && (f->b || !f->folded) ? 0 : -1;
+}
+
+static void fold_free(struct fold *f)
+{
+	if (!f)
+		return;
+	fk_child_free(f->a);
+	fk_child_free(f->b);
+	g_free(f->dir);
+	g_free(f->log);
+	g_free(f->folded);
+	g_free(f);
+}
+
+/* the index of a finished fold, or NULL after saying why there is none */
+static GPtrArray *fold_result(struct session *s, struct fold *f)
+{
+	char *idx = g_build_filename(f->dir, "index.tsv", NULL);
+	GPtrArray *entries = NULL;
+	GError *e = NULL;
+	bool ok = fk_child_ok(f->a, 0) && (!f->b || fk_child_ok(f->b, 0));
+
+	if (ok && f->folded) {
+		uint64_t unsplit = 0;
+
+		if (fk_split_by_pid(f->folded, f->dir, &unsplit, &e) != 0) {
+			cap_warn(s, "%s: %s", f->what, e->message);
+			g_clear_error(&e);
+			ok = false;
+		} else if (unsplit) {
+			cap_warn(s, "%s: %" G_GUINT64_FORMAT " stacks without a process id left out",
+			     f->what, unsplit);
+		}
+	}
+	if (g_file_test(idx, G_FILE_TEST_EXISTS) && ok) {
+		if (!(entries = fk_split_index_read(idx, &e))) {
+			cap_warn(s, "%s: %s", f->what, e->message);
+			g_clear_error(&e);
+		}
+	} else {
+		char *log = cap_read_text(f->log), **lines = g_strsplit(log, "\n", -1), *why = NULL;
+
+		/* the plugin's "foldkit: no sched:sched_switch samples...",
+		 * "... holds no samples ...": nothing to fold is no failure */
+		for (char **l = lines; *l && !why; l++)
+			if (g_str_has_prefix(*l, "foldkit: no ") || strstr(*l, " no samples"))
+				why = g_strdup(g_strstrip(*l));
+		if (why) {
+			cap_say(s, "%s: no samples (%s)", f->what, why);
+			entries = g_ptr_array_new();
+		} else {
+			for (char **l = lines; *l && !why; l++)
+				if (**l)
+					why = g_strdup(g_strstrip(*l));
+			cap_warn(s, "folding the %s recording failed: %s", f->what,
+			     why ? why : "(no message)");
+		}
+		g_free(why);
+		g_strfreev(lines);
+		g_free(log);
+	}
+	g_free(idx);
+	return entries;
+}
+
+int cap_fold_all(struct session *s, GPtrArray **on, GPtrArray **off, GError **err)
+{
+	struct rec *rs[] = { &s->on, &s->off };
+	unsigned signals = s->signals;
+	int rc = 0;
+
+	*on = *off = NULL;
+	for (int i = 0; i < 2; i++) {
+		struct rec *r = rs[i];
+		struct fold *f;
+
+		s->folds[i] = NULL;
+		if (!r->child || !g_file_test(r->data, G_FILE_TEST_EXISTS))
+			continue;
+		f = g_new0(struct fold, 1);
+		f->what = r->what;
+		f->dir = g_build_filename(s->tmp, r->offcpu ? "off" : "on", NULL);
+		f->log = g_build_filename(s->tmp, r->offcpu ? "fold-off.log" : "fold-on.log", NULL);
+		if (!r->offcpu && s->cfg->cg == FK_CG_DWARF) {
+			f->folded = g_build_filename(s->tmp, "on.folded", NULL);
+			g_mkdir_with_parents(f->dir, 0777);
+		}
+		s->folds[i] = f;
+		if (fold_start(s, f, r, err) != 0) {
+			rc = -1;
+			break;
+		}
+	}
+	if (rc == 0) {
+		cap_say(s, "folding");
+		cap_run_until(s, folds_done, -1);
+		if (s->signals != signals) {
+			g_set_error(err, FK_ERROR, FK_ERROR_IO,
+				    "interrupted while folding: no profiles written");
+			rc = -1;
+		}
+	}
+	for (int i = 0; rc == 0 && i < 2; i++)
+		if (s->folds[i])
+			*(i ? off : on) = fold_result(s, s->folds[i]);
+	for (int i = 0; i < 2; i++) {
+		fold_free(s->folds[i]);
+		s->folds[i] = NULL;
+	}
+	return rc;
+}
+
+/* ---- the outputs ---- */
+
+static struct fk_out_row *row_for(struct session *s, GHashTable *rows, int pid,
+				  const char *comm)
+{
+	struct fk_out_row *r = g_hash_table_lookup(rows, GINT_TO_POINTER(pid));
+	struct tracked *t;
+
+	if (r)
+		return r;
+	t = g_hash_table_lookup(s->procs, GINT_TO_POINTER(pid));
+	r = g_new0(struct fk_out_row, 1);
+	r->pid = pid;
+	r->on = s->cfg->on;
+	r->off = s->cfg->off;
+	r->exited = -1;
+	if (t) {
+		r->comm = g_strdup(t->comm);
+		r->exe = g_strdup(t->exe);
+		r->exited = t->exited;
+		r->selected = t->selected;
+	} else {
+		/* a child perf followed that came and went between two looks */
+		r->comm = g_strdup(comm);
+	}
+	g_hash_table_insert(rows, GINT_TO_POINTER(pid), r);
+	return r;
+}
+
+static mode_t file_mode(void)
+{
+	mode_t mask = umask(0);
+
+	umask(mask);
+	return 0666 & ~mask;
+}
+
+/* moves a split file into DIR/on or DIR/off; returns its path in DIR */
+static char *place(struct session *s, const char *from_dir, const char *file,
+		   const char *side, const struct fk_out_row *r)
+{
+	char *stem = fk_out_stem(r->comm, r->pid);
+	char *from = g_build_filename(from_dir, file, NULL);
+	char *rel = g_strdup_printf("%s/%s.folded", side, stem);
+	char *to = g_build_filename(s->cfg->dir, rel, NULL);
+	char *dir = g_build_filename(s->cfg->dir, side, NULL);
+
+	g_mkdir_with_parents(dir, 0777);
+	/* the plugin writes through mkstemp(): give the file the usual mode */
+	g_chmod(from, file_mode());
+	if (g_rename(from, to) != 0) {
+		cap_warn(s, "%s: cannot move to %s: %s", from, to, g_strerror(errno));
+		g_clear_pointer(&rel, g_free);
+	}
+	g_free(stem);
+	g_free(from);
+	g_free(to);
+	g_free(dir);
+	return rel;
+}
+
+static int row_by_pid(gconstpointer a, gconstpointer b)
+{
+	const struct fk_out_row *x = *(struct fk_out_row *const *)a;
+	const struct fk_out_row *y = *(struct fk_out_row *const *)b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+void cap_build_rows(struct session *s, GPtrArray *on, GPtrArray *off)
+{
+	GHashTable *rows = g_hash_table_new(g_direct_hash, g_direct_equal);
+	char *on_dir = g_build_filename(s->tmp, "on", NULL);
+	char *off_dir = g_build_filename(s->tmp, "off", NULL);
+	GHashTableIter it;
+	gpointer val;
+
+	g_hash_table_iter_init(&it, s->procs);
+	while (g_hash_table_iter_next(&it, NULL, &val))
+		row_for(s, rows, ((struct tracked *)val)->pid, NULL);
+	/* on-CPU: perf recorded only the processes and their children */
+	for (guint i = 0; on && i < on->len; i++) {
+		struct fk_split_entry *e = g_ptr_array_index(on, i);
+		struct fk_out_row *r = row_for(s, rows, e->pid, e->comm);
+
+		r->on_folded = place(s, on_dir, e->file, "on", r);
+	}
+	/* off-CPU: the machine's switches that touched them; keep theirs */
+	for (guint i = 0; off && i < off->len; i++) {
+		struct fk_split_entry *e = g_ptr_array_index(off, i);
+		struct fk_out_row *r = g_hash_table_lookup(rows, GINT_TO_POINTER(e->pid));
+
+		if (r)
+			r->off_folded = place(s, off_dir, e->file, "off", r);
+	}
+	g_hash_table_iter_init(&it, rows);
+	while (g_hash_table_iter_next(&it, NULL, &val)) {
+		struct fk_out_row *r = val;
+		char *paths[2] = { r->on_folded, r->off_folded };
+		struct fk_folded_sum *sums[2] = { &r->on_sum, &r->off_sum };
+
+		char *exe_name = r->exe ? fk_proc_exe_name(r->exe) : NULL;
+		char *placeholder = g_strdup_printf("[%s]", exe_name ? exe_name : "unknown");
+		const char *unresolved[] = { "[unknown]", placeholder, NULL };
+
+		for (int k = 0; k < 2; k++) {
+			char *p;
+			GError *e = NULL;
+
+			if (!paths[k])
+				continue;
+			p = g_build_filename(s->cfg->dir, paths[k], NULL);
+			if (fk_folded_sum(p, unresolved, sums[k], &e) != 0) {
+				cap_warn(s, "%s", e->message);
+				g_error_free(e);
+			}
+			g_free(p);
+		}
+		g_free(exe_name);
+		g_free(placeholder);
+		g_ptr_array_add(s->rows, r);
+	}
+	g_ptr_array_sort(s->rows, row_by_pid);
+	g_hash_table_destroy(rows);
+	g_free(on_dir);
+	g_free(off_dir);
+}
+
+static char *draw(struct session *s, const struct fk_out_row *r, const char *folded,
+		  bool offcpu)
+{
+	const struct fk_capture_cfg *c = s->cfg;
+	char *title, *subtitle, *svg, *svg_rel, *in, *tmp;
+	const char *argv[12];
+	int n = 0, fd;
+	GError *e = NULL;
+	struct fk_child *child;
+	struct fk_spawn how = { .argv = argv, .in_fd = -1, .err_fd = -1 };
+	bool ok;
+
+	title = g_strdup_printf("%s%s%s %s", c->title ? c->title : "", c->title ? ": " : "",
+				r->comm, offcpu ? "off-CPU" : "on-CPU");
+	subtitle = offcpu
+		? g_strdup_printf("pid %d, %.2f s window, time off the CPU in microseconds",
+				  r->pid, (double)(s->t1 - s->t0) / 1e6)
+		: g_strdup_printf("pid %d, %.2f s window, cpu-clock at %u Hz, counts in nanoseconds",
+				  r->pid, (double)(s->t1 - s->t0) / 1e6, c->freq);
+	in = g_build_filename(c->dir, folded, NULL);
+	svg_rel = g_strdup(folded);
+	strcpy(svg_rel + strlen(svg_rel) - strlen(".folded"), ".svg");
+	svg = g_build_filename(c->dir, svg_rel, NULL);
+	tmp = g_strconcat(svg, ".tmp", NULL);
+	argv[n++] = s->fold2svg;
+	argv[n++] = "--title";
+	argv[n++] = title;
+	argv[n++] = "--subtitle";
+	argv[n++] = subtitle;
+	argv[n++] = offcpu ? "--countname=us" : "--countname=ns";
+	if (offcpu)
+		argv[n++] = "--colors=io";
+	argv[n++] = in;
+	argv[n] = NULL;
+	ok = (fd = cap_open_log(tmp, &e)) >= 0;
+	if (ok) {
+		how.out_fd = fd;
+		child = fk_child_spawn(&how, &e);
+		close(fd);
+		ok = child && fk_child_wait(child, -1, NULL) && fk_child_ok(child, 0);
+		if (child && !ok && !e)
+			e = g_error_new(FK_ERROR, FK_ERROR_IO, "fold2svg %s", fk_child_exit_text(child));
+		fk_child_free(child);
+	}
+	if (ok && g_rename(tmp, svg) != 0) {
+		e = g_error_new(FK_ERROR, FK_ERROR_IO, "cannot rename '%s': %s", tmp,
+				g_strerror(errno));
+		ok = false;
+	}
+	if (!ok) {
+		cap_warn(s, "%s: no graph: %s", svg, e ? e->message : "fold2svg failed");
+		g_unlink(tmp);
+		g_clear_pointer(&svg_rel, g_free);
+	}
+	g_clear_error(&e);
+	g_free(title);
+	g_free(subtitle);
+	g_free(in);
+	g_free(svg);
+	g_free(tmp);
+	return svg_rel;
+}
+
+void cap_draw_all(struct session *s)
+{
+	if (!s->fold2svg) {
+		cap_warn(s, "fold2svg was not found next to fp-record or in PATH: no graphs drawn");
+		return;
+	}
+	for (guint i = 0; i < s->rows->len; i++) {
+		struct fk_out_row *r = g_ptr_array_index(s->rows, i);
+
+		if (r->on_folded)
+			r->on_svg = draw(s, r, r->on_folded, false);
+		if (r->off_folded)
+			r->off_svg = draw(s, r, r->off_folded, true);
+	}
+}
+
+bool cap_captured(const struct fk_out_row *r)
+{
+	return r->on_sum.total > 0 || r->off_sum.total > 0;
+}
+
+void cap_judge_rows(struct session *s)
+{
+	double window = (double)(s->t1 - s->t0) / 1e6;
+
+	for (guint i = 0; i < s->rows->len; i++) {
+		struct fk_out_row *r = g_ptr_array_index(s->rows, i);
+		double unresolved = r->on_sum.total > 0
+			? fk_count_to_double(r->on_sum.unresolved) /
+			  fk_count_to_double(r->on_sum.total)
+			: 0;
+
+		/* a command's processes end with it: that is no news */
+		if (r->exited >= 0 && !s->cmd)
+			cap_warn(s, "process %d (%s) exited %.2f s into the %.2f s window: its "
+			     "profiles cover that part only", r->pid, r->comm, r->exited, window);
+		if (r->on && r->on_sum.total == 0)
+			cap_warn(s, "process %d (%s): no on-CPU samples: it was idle during the window; "
+			     "drive load (--load CMD) or record longer (-d)", r->pid, r->comm);
+		else if (r->off && !r->on && r->off_sum.total == 0)
+			cap_warn(s, "process %d (%s): no off-CPU waits: it neither blocked nor "
+			     "was seen to run during the window", r->pid, r->comm);
+		if (unresolved > UNRESOLVED_SHARE) {
+			char *name = r->exe ? fk_proc_exe_name(r->exe) : NULL;
+
+			cap_warn(s, "process %d (%s): %.0f%% of its on-CPU time is in stacks with "
+			     "frames perf could not name ([unknown]%s%s%s): %s is stripped or "
+			     "lacks frame pointers; build it with -g -fno-omit-frame-pointer "
+			     "(or record with --call-graph dwarf)", r->pid, r->comm,
+			     unresolved * 100, name ? " or [" : "", name ? name : "",
+			     name ? "]" : "", r->exe ? r->exe : "its program");
+			g_free(name);
+		}
+	}
+}
+
+int cap_write_index(struct session *s, GError **err)
+{
+	char *path = g_build_filename(s->cfg->dir, "index.tsv", NULL);
+	char *tmp = g_strconcat(path, ".tmp", NULL);
+	FILE *f = fopen(tmp, "w");
+	int rc = -1;
+
+	if (!f) {
+		fk_error_at(err, FK_ERROR_IO, tmp, 0, "cannot create: %s", g_strerror(errno));
+	} else {
+		rc = fk_index_write(f, s->rows, path, err);
+		if (fclose(f) != 0 && rc == 0) {
+			fk_error_at(err, FK_ERROR_IO, path, 0, "write error: %s", g_strerror(errno));
+			rc = -1;
+		}
+		if (rc == 0 && g_rename(tmp, path) != 0) {
+			fk_error_at(err, FK_ERROR_IO, path, 0, "cannot rename: %s", g_strerror(errno));
+			rc = -1;
+		}
+		if (rc != 0)
+			g_unlink(tmp);
+	}
+	if (rc == 0)
+		g_ptr_array_add(s->paths, g_strdup(path));
+	g_free(path);
+	g_free(tmp);
+	return rc;
+}
+
+/* text from programs and users, safe in Markdown and in HTML made of it */
+static void md(GString *out, const char *s)
+{
+	GString *t = g_string_new(NULL);
+
+	fk_text_escape(t, s, strlen(s), 0);
+	for (const char *p = t->str; *p; p++) {
+		if (*p == '<')
+			g_string_append(out, "&lt;");
+		else if (*p == '>')
+			g_string_append(out, "&gt;");
+		else if (*p == '&')
+			g_string_append(out, "&amp;");
+		else if (strchr("\\`*_[]|#", *p))
+			g_string_append_printf(out, "\\%c", *p);
+		else
+			g_string_append_c(out, *p);
+	}
+	g_string_free(t, TRUE);
+}
+
+static void md_link(GString *out, const char *label, const char *path)
+{
+	if (!path)
+		return;
+	g_string_append_printf(out, " [%s](", label);
+	/* file names are [A-Za-z0-9._-/] (fk_out_stem) */
+	g_string_append(out, path);
+	g_string_append_c(out, ')');
+}
+
+static void md_total(GString *out, bool recorded, fk_count c, const char *unit)
+{
+	char *h;
+
+	if (!recorded) {
+		g_string_append(out, "-");
+		return;
+	}
+	h = fk_out_human(c, unit);
+	g_string_append(out, h);
+	g_free(h);
+}
+
+/* whether DIR/side holds a profile */
+static bool has_profiles(struct session *s, const char *side)
+{
+	for (guint i = 0; i < s->rows->len; i++) {
+		const struct fk_out_row *r = g_ptr_array_index(s->rows, i);
+
+		if (strcmp(side, "on") == 0 ? r->on_folded != NULL : r->off_folded != NULL)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * fold-report's Markdown, its headings one level down, or NULL after
+ * saying why not.  One run reads DIR/on as a split directory (the whole,
+ * then each process) and pairs each file with DIR/off's of the same pid.
+ */
+static char *findings(struct session *s)
+{
+	bool on = has_profiles(s, "on"), off = has_profiles(s, "off");
+	const char *argv[8];
+	char *out = NULL, *errout = NULL, **lines;
+	GString *res;
+	bool fence = false;
+	int n = 0, status;
+	GError *e = NULL;
+
+	if (!on && !off)
+		return NULL;
+	argv[n++] = s->report;
+	argv[n++] = "--unit";
+	argv[n++] = on ? FK_ON_UNIT : FK_OFF_UNIT;
+	if (on && off) {
+		argv[n++] = "--offcpu";
+		argv[n++] = "off";
+	}
+	argv[n++] = on ? "on" : "off";
+	argv[n] = NULL;
+	/* run in DIR, so that the report names on/x-1.folded, not a full path */
+	if (!g_spawn_sync(s->cfg->dir, (char **)argv, NULL, 0, NULL, NULL, &out, &errout,
+			  &status, &e) || !g_spawn_check_wait_status(status, &e)) {
+		cap_warn(s, "fold-report failed: %s%s%s", e ? e->message : "",
+		     errout && *errout ? ": " : "", errout ? g_strstrip(errout) : "");
+		g_clear_error(&e);
+		g_free(out);
+		g_free(errout);
+		return NULL;
+	}
+	g_free(errout);
+	res = g_string_new(NULL);
+	lines = g_strsplit(out, "\n", -1);
+	g_free(out);
+	for (char **l = lines; *l; l++) {
+		if (g_str_has_prefix(*l, "```"))
+			fence = !fence;
+		if (!fence && **l == '#')
+			g_string_append_c(res, '#');
+		g_string_append(res, *l);
+		if (l[1])
+			g_string_append_c(res, '\n');
+	}
+	g_strfreev(lines);
+	return g_string_free(res, FALSE);
+}
+
+static void describe_selection(struct session *s, GString *out)
+{
+	const struct fk_capture_cfg *c = s->cfg;
+
+	if (c->cmd) {
+		char *cmd = g_strjoinv(" ", c->cmd);
+
+		g_string_append(out, "- Command: `");
+		md(out, cmd);
+		g_string_append(out, "` and its children\n");
+		g_free(cmd);
+	} else if (c->by == FK_BY_EXE) {
+		g_string_append(out, "- Processes: every one running ");
+		md(out, c->exe);
+		g_string_append(out, " (by /proc/PID/exe)\n");
+	} else if (c->by == FK_BY_NAME) {
+		g_string_append(out, "- Processes: every one named ");
+		md(out, c->name);
+		g_string_append(out, "\n");
+	} else {
+		g_string_append(out, "- Processes: pid");
+		for (size_t i = 0; i < c->npids; i++)
+			g_string_append_printf(out, "%s %d", i ? "," : "", c->pids[i]);
+		g_string_append(out, "\n");
+	}
+}
+
+int cap_write_report(struct session *s, GError **err)
+{
+	const struct fk_capture_cfg *c = s->cfg;
+	GString *out = g_string_new("# ");
+	char *path = g_build_filename(c->dir, "report.md", NULL);
+	GError *e = NULL;
+	char *f;
+	int rc = 0;
+
+	md(out, c->title ? c->title : "fp-record");
+	g_string_append(out, "\n\n");
+	describe_selection(s, out);
+	g_string_append_printf(out, "- Window: %.2f s%s%s%s\n", (double)(s->t1 - s->t0) / 1e6,
+			       s->ended ? " (ended early: " : "", s->ended ? s->ended : "",
+			       s->ended ? ")" : "");
+	if (c->on)
+		g_string_append_printf(out, "- On-CPU: perf record -e cpu-clock -F %u "
+				       "--call-graph %s; counts are nanoseconds of CPU time\n",
+				       c->freq, c->cg == FK_CG_DWARF ? "dwarf" : "fp");
+	if (c->off)
+		g_string_append(out, "- Off-CPU: every sched:sched_switch with its stack, "
+				"folded by foldkit.so's offcpu mode; counts are microseconds "
+				"off the CPU (sleeping, S, or blocked, D)\n");
+	if (c->load) {
+		g_string_append(out, "- Load: `");
+		md(out, c->load);
+		g_string_append_printf(out, "`, started %g s before the window; its output is "
+				       "in [load.log](load.log)\n", c->warmup);
+	}
+	g_string_append(out, "\n| process | pid | on-CPU | off-CPU | files |\n"
+			"|---|---|---|---|---|\n");
+	for (guint i = 0; i < s->rows->len; i++) {
+		const struct fk_out_row *r = g_ptr_array_index(s->rows, i);
+
+		g_string_append(out, "| ");
+		md(out, r->comm);
+		g_string_append_printf(out, " | %d | ", r->pid);
+		md_total(out, r->on, r->on_sum.total, FK_ON_UNIT);
+		g_string_append(out, " | ");
+		md_total(out, r->off, r->off_sum.total, FK_OFF_UNIT);
+		g_string_append(out, " |");
+		md_link(out, "on.folded", r->on_folded);
+		md_link(out, "on.svg", r->on_svg);
+		md_link(out, "off.folded", r->off_folded);
+		md_link(out, "off.svg", r->off_svg);
+		g_string_append(out, " |\n");
+	}
+	g_string_append(out, "\nThe .folded files open in https://www.speedscope.app/ "
+			"(drag and drop); the .svg files in any browser.\n");
+	if (s->notes->len) {
+		g_string_append(out, "\n## Notes\n\n");
+		for (guint i = 0; i < s->notes->len; i++) {
+			g_string_append(out, "- ");
+			md(out, g_ptr_array_index(s->notes, i));
+			g_string_append_c(out, '\n');
+		}
+	}
+	if (!s->report) {
+		const char *msg = "fold-report is not available (it was found neither next "
+				  "to fp-record nor in PATH), so this report has no findings; "
+				  "the profiles above are complete";
+
+		cap_say(s, "%s", msg);
+		g_string_append_printf(out, "\n## Findings\n\n%s.\n", msg);
+	} else if ((f = findings(s))) {
+		g_string_append(out, "\nThe findings of fold-report(1): the whole capture, then each "
+				"process with its off-CPU profile.\n\n");
+		g_string_append(out, f);
+		g_free(f);
+	} else {
+		g_string_append(out, "\n## Findings\n\nfold-report failed: see the notes.\n");
+	}
+	if (!g_file_set_contents(path, out->str, (gssize)out->len, &e)) {
+		fk_error_at(err, FK_ERROR_IO, path, 0, "cannot write: %s", e->message);
+		g_error_free(e);
+		rc = -1;
+	} else {
+		g_ptr_array_add(s->paths, g_strdup(path));
+	}
+	g_string_free(out, TRUE);
+	g_free(path);
+	return rc;
+}
+
+void cap_list_paths(struct session *s)
+{
+	for (guint i = 0; i < s->rows->len; i++) {
+		const struct fk_out_row *r = g_ptr_array_index(s->rows, i);
+		const char *files[] = { r->on_folded, r->on_svg, r->off_folded, r->off_svg };
+
+		for (size_t k = 0; k < G_N_ELEMENTS(files); k++)
+			if (files[k])
+				g_ptr_array_add(s->paths, g_build_filename(s->cfg->dir, files[k], NULL));
+	}
+	if (s->cfg->keep_data) {
+		struct rec *rs[] = { &s->on, &s->off };
+
+		for (size_t i = 0; i < G_N_ELEMENTS(rs); i++)
+			if (rs[i]->child && g_file_test(rs[i]->data, G_FILE_TEST_EXISTS))
+				g_ptr_array_add(s->paths, g_strdup(rs[i]->data));
+	}
+}
