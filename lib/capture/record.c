@@ -258,13 +258,25 @@ int cap_start_recording(struct session *s, GError **err)
 		}
 		if (rc_on < 0 || rc_off < 0)
 			return -1;
-		/* both start disabled; "enable" is answered once they run */
+		/*
+		 * Both start disabled.  perf answers a command only once it
+		 * runs, so a "disable" tells when each is ready (seconds apart:
+		 * a machine-wide recording starts slowly); only then are both
+		 * enabled, together.
+		 */
 		s->want_acks = 1;
-		rec_send(&s->on, "enable\n");
-		rec_send(&s->off, "enable\n");
+		rec_send(&s->on, "disable\n");
+		rec_send(&s->off, "disable\n");
 		cap_say(s, "starting perf record (the window opens when %s)",
 		    c->on && c->off ? "both have started" : "it has started");
-		cap_run_until(s, cap_recs_acked, START_MS);
+		if (cap_run_until(s, cap_recs_acked, START_MS) && !s->signals &&
+		    !(s->on.child && fk_child_exited(s->on.child)) &&
+		    !(s->off.child && fk_child_exited(s->off.child))) {
+			s->want_acks = 2;
+			rec_send(&s->on, "enable\n");
+			rec_send(&s->off, "enable\n");
+			cap_run_until(s, cap_recs_acked, ACK_MS);
+		}
 		if (s->signals) {
 			g_set_error(err, FK_ERROR, FK_ERROR_IO,
 				    "interrupted before the window opened: nothing recorded");
@@ -460,7 +472,7 @@ void cap_stop_recording(struct session *s)
 	struct rec *rs[] = { &s->on, &s->off };
 
 	/* disable both first, so that they end together */
-	s->want_acks = 2;
+	s->want_acks = 3;
 	for (size_t i = 0; i < G_N_ELEMENTS(rs); i++)
 		if (rec_running(rs[i]))
 			rec_send(rs[i], "disable\n");
