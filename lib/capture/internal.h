@@ -58,6 +58,7 @@ struct session {
 	bool window_timeout, all_gone;
 	gint64 t0, t1;
 	int last_pid;
+	bool pid_ns;		/* in a PID namespace other than the first */
 	const char *ended;	/* why the window ended */
 	GPtrArray *rows;	/* struct fk_out_row * */
 	GPtrArray *notes;	/* char *: the warnings, for report.md */

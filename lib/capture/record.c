@@ -48,7 +48,8 @@ static char *switch_filter(struct session *s)
 	}
 	/* read after the threads: every thread started later is newer */
 	s->last_pid = fk_proc_last_pid(s->cfg->proc_root);
-	if (!in_init_pid_ns(s->cfg->proc_root)) {
+	s->pid_ns = !in_init_pid_ns(s->cfg->proc_root);
+	if (s->pid_ns) {
 		cap_warn(s, "fp-record runs in a PID namespace (a container), where the kernel's "
 		     "thread ids are not visible: the off-CPU recording takes every switch "
 		     "on the machine");

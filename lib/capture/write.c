@@ -438,6 +438,25 @@ void cap_judge_rows(struct session *s)
 			g_free(name);
 		}
 	}
+	if (s->cfg->off && s->cfg->on) {
+		bool ran = false, waited = false;
+
+		for (guint i = 0; i < s->rows->len; i++) {
+			const struct fk_out_row *r = g_ptr_array_index(s->rows, i);
+
+			ran |= r->on_sum.total > 0;
+			waited |= r->off_sum.total > 0;
+		}
+		/* threads that run block sooner or later: none did, so the
+		 * off-CPU recording and the processes did not meet */
+		if (ran && !waited)
+			cap_warn(s, "no process has off-CPU time, though they ran: %s",
+				 s->pid_ns ? "in a PID namespace the plugin must map the kernel's "
+				 "thread ids to the namespace's, which this foldkit.so may not do; "
+				 "update foldkit, or run fp-record outside the container"
+				 : "their threads only ran or were preempted (states S and D "
+				 "are counted), or the recording missed them");
+	}
 }
 
 int cap_write_index(struct session *s, GError **err)
