@@ -365,6 +365,39 @@ else
 fi
 no_leftovers "$C" "-- COMMAND"
 
+# ---- 10. in a PID namespace (a container): off-CPU time, or a warning ----
+# The kernel's thread ids are not visible there: the off-CPU recording
+# takes every switch, and the plugin must map the ids.  Either every
+# process gets off-CPU time, or fp-record says why none has any; never
+# 0 us without a word.
+if command -v unshare >/dev/null && [ "$(id -u)" = 0 ]; then
+	cat >"$T/ns.sh" <<-EOF
+	"$S" 0 &
+	for _ in \$(seq 200); do
+		[ \$(for d in /proc/[0-9]*; do readlink \$d/exe; done 2>/dev/null | grep -cx "$S") -eq 3 ] && break
+		sleep 0.05
+	done
+	sleep 0.3
+	"$FPR" --exe "$S" -d 1 -o "$T/ns" >/dev/null 2>"$T/ns.err"
+	echo \$? >"$T/ns.rc"
+	kill %1
+	EOF
+	unshare --pid --fork --mount-proc bash "$T/ns.sh"
+	rc=$(cat "$T/ns.rc" 2>/dev/null)
+	[ "$rc" = 0 ] || fail "in a PID namespace: exit $rc: $(tail -2 "$T/ns.err")"
+	grep -q "runs in a PID namespace" "$T/ns.err" || fail "in a PID namespace: not noticed"
+	rows=$(awk -F'\t' 'NR > 1' "$T/ns/index.tsv" | wc -l)
+	offs=$(awk -F'\t' 'NR > 1 && $6 > 0' "$T/ns/index.tsv" | wc -l)
+	if [ "$rows" -eq 3 ] && [ "$offs" -eq 3 ] && ! grep -q "no process has off-CPU time" "$T/ns.err"; then
+		echo "ok in a PID namespace: off-CPU time for the 3 processes"
+	elif [ "$rows" -eq 3 ] && [ "$offs" -eq 0 ] &&
+		grep -q "no process has off-CPU time, though they ran: in a PID namespace" "$T/ns.err"; then
+		echo "ok in a PID namespace: this foldkit.so counts no off-CPU time there, and fp-record says so"
+	else
+		fail "in a PID namespace: $offs of $rows processes with off-CPU time: $(cat "$T/ns.err")"
+	fi
+fi
+
 # nothing of ours runs any more
 for p in $(procs_of "$S") $(procs_of "$T/strip/fkserver"); do
 	kill -0 "$p" 2>/dev/null && { sleep 1; kill -0 "$p" 2>/dev/null && fail "fkserver $p still runs"; }
