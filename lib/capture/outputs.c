@@ -46,11 +46,17 @@ GPtrArray *fk_split_index_read(const char *path, GError **err)
 	char *text = NULL, **lines, **head;
 	GError *e = NULL;
 	GPtrArray *out;
+	gsize len = 0;
 	int cf, cc, cp, ncols;
 
-	if (!g_file_get_contents(path, &text, NULL, &e)) {
+	if (!g_file_get_contents(path, &text, &len, &e)) {
 		fk_error_at(err, FK_ERROR_IO, path, 0, "cannot read: %s", e->message);
 		g_error_free(e);
+		return NULL;
+	}
+	if (len == 0 || memchr(text, '\0', len)) {
+		fk_error_at(err, FK_ERROR_PARSE, path, 0, len ? "NUL byte: not an index" : "empty");
+		g_free(text);
 		return NULL;
 	}
 	lines = g_strsplit(text, "\n", -1);
@@ -210,7 +216,8 @@ int fk_split_by_pid(const char *in, const char *dir, uint64_t *unsplit, GError *
 			}
 			pid = pid * 10 + (*c - '0');
 		}
-		if (!dash || dash == fl.stack || pid <= 0) {
+		/* fp-collapse writes one count: a differential line is no profile */
+		if (!dash || dash == fl.stack || pid <= 0 || fl.ncounts != 1) {
 			(*unsplit)++;
 			continue;
 		}
@@ -226,6 +233,13 @@ int fk_split_by_pid(const char *in, const char *dir, uint64_t *unsplit, GError *
 			sp->comm = g_strndup(fl.stack, (gsize)(dash - fl.stack));
 		g_string_assign(stack, "");
 		g_string_append_len(stack, fl.stack, dash - fl.stack);
+		/* as the collapser names a process: no blank, no leading '#',
+		 * so that the root alone cannot read back as "stack COUNT" or
+		 * as a comment */
+		for (gsize k = 0; k < stack->len; k++)
+			if (stack->str[k] == ' ' || stack->str[k] == '\t' ||
+			    (k == 0 && stack->str[k] == '#'))
+				stack->str[k] = '_';
 		g_string_append_len(stack, fl.stack + rootlen, (gssize)(fl.len - rootlen));
 		fold_table_add(sp->t, stack->str, stack->len, fl.count[0]);
 	}

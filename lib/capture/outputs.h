@@ -57,8 +57,10 @@ GPtrArray *fk_split_index_read(const char *path, GError **err);
  * Splits a folded profile whose root frames are "comm-PID" (fp-collapse
  * --pid) into dir/<comm>-<pid>.folded, one per pid, the root frame
  * becoming "comm" as in the plugin's split files, and writes
- * dir/index.tsv as the plugin does (file, comm, pid).  A stack whose root
- * has no "-PID" is counted in *unsplit and left out.
+ * dir/index.tsv as the plugin does (file, comm, pid).  Blanks and a
+ * leading '#' in comm become '_', as the collapser makes them.  A stack
+ * whose root has no "-PID", and a differential line, are counted in
+ * *unsplit and left out.
  */
 int fk_split_by_pid(const char *in, const char *dir, uint64_t *unsplit, GError **err);
 

@@ -3,6 +3,7 @@
 #include "core/error.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,16 +29,36 @@ static char *path_of(const char *root, int pid, const char *what)
 	return g_strdup_printf("%s/%d/%s", root, pid, what);
 }
 
-/* "PID (COMM) S PPID PGRP ...": the name may hold ')' and blanks */
-static bool parse_stat(const char *s, struct fk_proc *p)
+/* a blank, then a decimal int (the kernel's "-1" included) */
+static bool stat_int(const char **s, int *v)
 {
-	const char *open = strchr(s, '('), *close = strrchr(s, ')');
+	char *end;
+	long n;
+
+	if (**s != ' ')
+		return false;
+	errno = 0;
+	n = strtol(*s + 1, &end, 10);
+	if (end == *s + 1 || errno || n < INT_MIN || n > INT_MAX)
+		return false;
+	*v = (int)n;
+	*s = end;
+	return true;
+}
+
+bool fk_proc_parse_stat(const char *s, struct fk_proc *p)
+{
+	const char *open = strchr(s, '('), *close = strrchr(s, ')'), *f;
 	int ppid, pgid;
 	char state;
 
-	if (!open || !close || close < open ||
-	    sscanf(close + 1, " %c %d %d", &state, &ppid, &pgid) != 3)
+	if (!open || !close || close < open || close[1] != ' ' || !close[2])
 		return false;
+	state = close[2];
+	f = close + 3;
+	if (!stat_int(&f, &ppid) || !stat_int(&f, &pgid))
+		return false;
+	g_free(p->comm);
 	p->comm = g_strndup(open + 1, (gsize)(close - open - 1));
 	p->state = state;
 	p->ppid = ppid;
@@ -79,7 +100,7 @@ struct fk_proc *fk_proc_read(const char *root, int pid, unsigned what)
 	g_free(path);
 	p = g_new0(struct fk_proc, 1);
 	p->pid = pid;
-	if (!parse_stat(s, p)) {
+	if (!fk_proc_parse_stat(s, p)) {
 		g_free(s);
 		fk_proc_free(p);
 		errno = EINVAL;

@@ -55,6 +55,13 @@ struct fk_proc *fk_proc_read(const char *root, int pid, unsigned what);
 void fk_proc_free(struct fk_proc *p);
 
 /*
+ * Parses a stat line ("PID (COMM) S PPID PGRP ...": the name may hold any
+ * byte but NUL, ')' and blanks included) into p's comm (owned by p),
+ * state, ppid and pgid; false if it is not one.
+ */
+bool fk_proc_parse_stat(const char *s, struct fk_proc *p);
+
+/*
  * Every process under root, by pid: a new array of struct fk_proc * that
  * frees them (g_ptr_array_unref()).  NULL with *err set if root cannot be
  * listed.

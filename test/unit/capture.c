@@ -121,6 +121,20 @@ static void test_proc(void)
 	      fk_proc_find(all, 500)->exe_errno == ENOENT);
 	CHECK(!fk_proc_find(all, 102));
 
+	/* stat lines: any name, and nothing else */
+	{
+		static const char *const bad[] = { "", "1 (x", "1 x) S 1 1", "1 (x) S", "1 (x) S 1",
+						   "1 (x) S a 1", "1 (x)S 1 1", "1 (x) S 1 99999999999",
+						   "1 (x) " };
+		struct fk_proc q = { 0 };
+
+		CHECK(fk_proc_parse_stat("7 ((a)) b)) Z -1 0 rest", &q));
+		CHECK(strcmp(q.comm, "(a)) b)") == 0 && q.state == 'Z' && q.ppid == -1 && q.pgid == 0);
+		for (size_t i = 0; i < G_N_ELEMENTS(bad); i++)
+			CHECK(!fk_proc_parse_stat(bad[i], &q));
+		g_free(q.comm);
+	}
+
 	/* by executable: the server and its workers, nothing whose text names it */
 	fk_proc_select(all, &sel, &m);
 	CHECK(m.chosen->len == 3 && chose(&m, 100) && chose(&m, 101) && chose(&m, 600));
@@ -391,6 +405,14 @@ static void test_split_index(void)
 	CHECK(fk_split_index_read(at("i6/index.tsv"), &err) == NULL);
 	CHECK(err && strstr(err->message, ":1: no file, comm and pid columns"));
 	g_clear_error(&err);
+	put("i7/index.tsv", "file\tcomm\tpid\n\0\n", 16);
+	CHECK(fk_split_index_read(at("i7/index.tsv"), &err) == NULL);
+	CHECK(err && strstr(err->message, "i7/index.tsv: NUL byte"));
+	g_clear_error(&err);
+	PUT("i8/index.tsv", "");
+	CHECK(fk_split_index_read(at("i8/index.tsv"), &err) == NULL);
+	CHECK(err && strstr(err->message, "i8/index.tsv: empty"));
+	g_clear_error(&err);
 	CHECK(fk_split_index_read(at("none/index.tsv"), &err) == NULL);
 	CHECK(err && strstr(err->message, "none/index.tsv: cannot read"));
 	g_clear_error(&err);
@@ -410,20 +432,26 @@ static void test_split_by_pid(void)
 	    "nopid;x 1\n"
 	    "bad-12x;y 1\n"
 	    "-13;z 1\n"
+	    "a 1-14 5\n"
+	    "worker-11;loop 1 2\n"
 	    "not a line\n");
 	g_mkdir_with_parents(at("split"), 0755);
 	in = g_strdup(at("whole.folded"));
 	dir = g_strdup(at("split"));
 	CHECK(fk_split_by_pid(in, dir, &unsplit, &err) == 0);
 	CHECK(!err);
-	CHECK(unsplit == 4);
+	CHECK(unsplit == 5);
 	CHECK_STR((s = slurp("split/main-thread-10.folded")), "io;main;read 2\nmain-thread;main;work 5\n");
 	g_free(s);
 	CHECK_STR((s = slurp("split/worker-11.folded")), "worker;loop 7\n");
 	g_free(s);
 	CHECK_STR((s = slurp("split/index.tsv")),
 		  "file\tcomm\tpid\nmain-thread-10.folded\tmain-thread\t10\n"
-		  "worker-11.folded\tworker\t11\n");
+		  "worker-11.folded\tworker\t11\n"
+		  "a_1-14.folded\ta 1\t14\n");
+	g_free(s);
+	/* the root alone cannot read back as a differential line */
+	CHECK_STR((s = slurp("split/a_1-14.folded")), "a_1 5\n");
 	g_free(s);
 	g_free(in);
 	in = g_strdup(at("nothing.folded"));
