@@ -1,0 +1,158 @@
+/*
+ * capture - fp-record's readers of what others wrote (lib/capture/): a
+ * process's /proc stat line (its name is the process's choice), the
+ * plugin's split index.tsv, fp-collapse --pid output split by pid, perf's
+ * error output, --pid lists.  The first byte picks one (mod 5); the rest
+ * is the input.
+ */
+#include "fuzz.h"
+
+#include "capture/outputs.h"
+#include "capture/perfcmd.h"
+#include "capture/proc.h"
+
+#include <ftw.h>
+#include <glib.h>
+#include <limits.h>
+
+static int rm_one(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+	return remove(path);
+}
+
+/* a stat line: the name is what lies between the first '(' and the last ')' */
+static void stat_line(const char *s, size_t n)
+{
+	char *z = g_strndup(s, n);
+	struct fk_proc p = { 0 };
+
+	if (fk_proc_parse_stat(z, &p)) {
+		const char *open = strchr(z, '('), *close = strrchr(z, ')');
+
+		FUZZ_CHECK(open && close && close > open, "parsed without parentheses");
+		FUZZ_CHECK(strlen(p.comm) == (size_t)(close - open - 1) &&
+			   memcmp(p.comm, open + 1, strlen(p.comm)) == 0,
+			   "the name is not the text between the parentheses");
+	}
+	g_free(p.comm);
+	g_free(z);
+}
+
+static bool safe_file_name(const char *f)
+{
+	if (!*f || f[0] == '.' || strchr(f, '/'))
+		return false;
+	return true;
+}
+
+static void index_file(const char *s, size_t n)
+{
+	GError *err = NULL;
+	GPtrArray *e = fk_split_index_read(fuzz_file(s, n), &err);
+
+	FUZZ_CHECK(!e == !!err, "a result and an error, or neither");
+	for (guint i = 0; e && i < e->len; i++) {
+		struct fk_split_entry *x = g_ptr_array_index(e, i);
+
+		FUZZ_CHECK(x->pid > 0, "pid %d", x->pid);
+		FUZZ_CHECK(*x->file && !strchr(x->file, '/'), "file '%s' leaves the directory", x->file);
+	}
+	if (e)
+		g_ptr_array_unref(e);
+	g_clear_error(&err);
+}
+
+/* split by pid: safe names, each in the index, no more than the input */
+static void split(const char *s, size_t n)
+{
+	char tmpl[] = "/tmp/fuzz-capture-XXXXXX", *dir = g_mkdtemp(tmpl);
+	GError *err = NULL;
+	uint64_t unsplit = 0;
+	struct fk_folded_sum in, part;
+	fk_count sum = 0;
+	const char *path = fuzz_file(s, n);
+
+	FUZZ_CHECK(dir, "mkdtemp");
+	if (fk_folded_sum(path, NULL, &in, NULL) != 0)
+		in.total = -1;
+	if (fk_split_by_pid(path, dir, &unsplit, &err) == 0) {
+		char *idx = g_build_filename(dir, "index.tsv", NULL);
+		GPtrArray *e = fk_split_index_read(idx, NULL);
+		GDir *d = g_dir_open(dir, 0, NULL);
+		const char *name;
+		guint files = 0;
+
+		FUZZ_CHECK(e && d, "no index or directory");
+		while ((name = g_dir_read_name(d))) {
+			char *p = g_build_filename(dir, name, NULL);
+			bool listed = false;
+
+			if (strcmp(name, "index.tsv") != 0) {
+				FUZZ_CHECK(safe_file_name(name) && g_str_has_suffix(name, ".folded"),
+					   "file name '%s'", name);
+				for (guint i = 0; i < e->len; i++)
+					listed |= strcmp(((struct fk_split_entry *)
+							  g_ptr_array_index(e, i))->file, name) == 0;
+				FUZZ_CHECK(listed, "'%s' is not in index.tsv", name);
+				FUZZ_CHECK(fk_folded_sum(p, NULL, &part, NULL) == 0, "'%s' unreadable", name);
+				sum += part.total;
+				files++;
+			}
+			g_free(p);
+		}
+		g_dir_close(d);
+		FUZZ_CHECK(files == e->len, "%u files, %u in index.tsv", files, e->len);
+		FUZZ_CHECK(in.total < 0 || sum <= in.total, "the parts hold more than the whole");
+		g_ptr_array_unref(e);
+		g_free(idx);
+	}
+	g_clear_error(&err);
+	FUZZ_CHECK(nftw(dir, rm_one, 8, FTW_DEPTH | FTW_PHYS) == 0, "cannot remove %s", dir);
+}
+
+static void perf_log(const char *s, size_t n)
+{
+	char *z = g_strndup(s, n), *m;
+	struct fk_perf_context ctx = { .offcpu = n & 1, .paranoid = INT_MIN };
+
+	m = fk_perf_failure(z, &ctx);
+	FUZZ_CHECK(m && *m && !strchr(m, '\n'), "a message of one line");
+	g_free(m);
+	m = fk_perf_version(z);
+	FUZZ_CHECK(!m || (*m && strspn(m, "0123456789.") == strlen(m)), "version '%s'", m);
+	g_free(m);
+	g_free(z);
+}
+
+static void pids(const char *s, size_t n)
+{
+	char *z = g_strndup(s, n), *f;
+	GArray *v = g_array_new(FALSE, FALSE, sizeof(int));
+
+	if (fk_proc_parse_pids(z, v)) {
+		FUZZ_CHECK(v->len > 0, "no pids");
+		for (guint i = 0; i < v->len; i++)
+			FUZZ_CHECK(g_array_index(v, int, i) > 0, "pid %d", g_array_index(v, int, i));
+		f = fk_switch_filter((int *)(void *)v->data, v->len, -1, FK_FILTER_MAX);
+		FUZZ_CHECK(!f || strlen(f) <= FK_FILTER_MAX, "filter too long");
+		g_free(f);
+	}
+	g_array_unref(v);
+	g_free(z);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *s = (const char *)data + 1;
+
+	if (size == 0)
+		return 0;
+	switch (data[0] % 5) {
+	case 0: stat_line(s, size - 1); break;
+	case 1: index_file(s, size - 1); break;
+	case 2: split(s, size - 1); break;
+	case 3: perf_log(s, size - 1); break;
+	case 4: pids(s, size - 1); break;
+	}
+	return 0;
+}
