@@ -125,8 +125,8 @@ int main(int argc, char **argv)
 	cfg.title = opts.title;
 	cfg.keep_data = opts.keep_data;
 	cfg.dir = opts.dir;
-	if (g_getenv("PERF") && *g_getenv("PERF"))
-		cfg.perf = g_getenv("PERF");
+	if (g_getenv("FOLDKIT_PERF") && *g_getenv("FOLDKIT_PERF"))
+		cfg.perf = g_getenv("FOLDKIT_PERF");
 	cfg.plugin = fk_capture_find_plugin(opts.plugin ? opts.plugin : env && *env ? env : NULL,
 					    bindir, FK_PLUGINDIR);
 	cfg.bindir = bindir;

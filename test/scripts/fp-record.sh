@@ -31,8 +31,8 @@ trap cleanup EXIT
 
 FPR=$BIN/fp-record
 [ -x "$FPR" ] || { echo "no $FPR: run make" >&2; exit 1; }
-# the windows are short, but perf takes seconds to start on a busy machine
-export PERF=perf
+# the perf that fp-record runs
+export FOLDKIT_PERF=perf
 # A sanitizer build of the plugin needs its runtime loaded before perf:
 # only into perf, and only when it loads the plugin.
 if [ ${#PLUGIN_ENV[@]} -gt 0 ]; then
@@ -45,7 +45,7 @@ if [ ${#PLUGIN_ENV[@]} -gt 0 ]; then
 		printf 'exec %q "$@"\n' "$REAL_PERF"
 	} >"$T/perf-san"
 	chmod +x "$T/perf-san"
-	PERF=$T/perf-san
+	FOLDKIT_PERF=$T/perf-san
 fi
 
 chmod 755 "$T"
@@ -263,11 +263,15 @@ grep -q "^fp-record:   $DECOY2 bash: its command line names 'fkserver'" "$T/none
 echo "ok no match: $(tail -1 "$T/none.err")"
 
 # ---- 5. perf missing ----
-env PATH=/nonexistent PERF= "$FPR" --pid $$ -d 1 -o "$T/noperf" >/dev/null 2>"$T/noperf.err"
+env PATH=/nonexistent FOLDKIT_PERF= "$FPR" --pid $$ -d 1 -o "$T/noperf" >/dev/null 2>"$T/noperf.err"
 rc=$?
 [ $rc -eq 1 ] && grep -q "cannot run perf ('perf').*sudo apt-get install linux-perf" "$T/noperf.err" &&
 	[ ! -e "$T/noperf" ] && echo "ok perf missing: exit 1, how to install it" ||
 	fail "perf missing: exit $rc: $(cat "$T/noperf.err")"
+FOLDKIT_PERF=$T/no/perf "$FPR" --pid $$ -d 1 -o "$T/noperf" >/dev/null 2>"$T/noperf.err"
+rc=$?
+[ $rc -eq 1 ] && grep -q "cannot run perf ('$T/no/perf')" "$T/noperf.err" ||
+	fail "FOLDKIT_PERF: exit $rc: $(cat "$T/noperf.err")"
 
 # ---- 6. only idle processes: nothing captured, exit 1 ----
 sleep 300 &
