@@ -277,11 +277,17 @@ rc=$?
 sleep 300 &
 IDLE=$!
 PIDS_TO_KILL+=("$IDLE")
-"$FPR" --pid $IDLE --on -d 1 -o "$T/idle" >/dev/null 2>"$T/idle.err"
+# (run alone, away from fold2svg and fold-report: the report says what is missing)
+mkdir "$T/lone" && cp "$FPR" "$T/lone/"
+env PATH=/usr/bin:/bin "$T/lone/fp-record" --plugin "$BUILD/perf-plugin/foldkit.so" \
+	--pid $IDLE --on -d 1 -o "$T/idle" >/dev/null 2>"$T/idle.err"
 rc=$?
 [ $rc -eq 1 ] && grep -q "nothing was captured" "$T/idle.err" && grep -q "it was idle" "$T/idle.err" &&
 	echo "ok an idle process only: exit 1, nothing captured" ||
 	fail "idle only: exit $rc: $(tail -2 "$T/idle.err")"
+grep -q "fold-report is not available" "$T/idle/report.md" && grep -q "fold-report is not available" "$T/idle.err" ||
+	fail "without fold-report: report.md or stderr does not say so"
+grep -q "fold2svg was not found" "$T/idle.err" || fail "without fold2svg: no word of it"
 no_leftovers "$T/idle" "idle"
 
 # ---- 7. permissions, as an unprivileged user ----
