@@ -30,6 +30,7 @@ static void split_entry_free(gpointer p)
 
 	g_free(e->file);
 	g_free(e->comm);
+	g_free(e->unit);
 	g_free(e);
 }
 
@@ -47,7 +48,7 @@ GPtrArray *fk_split_index_read(const char *path, GError **err)
 	GError *e = NULL;
 	GPtrArray *out;
 	gsize len = 0;
-	int cf, cc, cp, ncols;
+	int cf, cc, cp, cu, ct, ncols;
 
 	if (!g_file_get_contents(path, &text, &len, &e)) {
 		fk_error_at(err, FK_ERROR_IO, path, 0, "cannot read: %s", e->message);
@@ -65,6 +66,8 @@ GPtrArray *fk_split_index_read(const char *path, GError **err)
 	cf = column(head, "file");
 	cc = column(head, "comm");
 	cp = column(head, "pid");
+	cu = column(head, "unit");
+	ct = column(head, "total");
 	ncols = (int)g_strv_length(head);
 	g_strfreev(head);
 	if (cf < 0 || cc < 0 || cp < 0) {
@@ -97,6 +100,17 @@ GPtrArray *fk_split_index_read(const char *path, GError **err)
 		en->comm = g_strdup(cells[cc]);
 		en->pid = (int)pid;
 		g_ptr_array_add(out, en);
+		if (cu >= 0)
+			en->unit = g_strdup(cells[cu]);
+		if (ct >= 0 && fk_count_parse(cells[ct], strlen(cells[ct]), &en->total) != FK_COUNT_OK) {
+			fk_error_at(err, FK_ERROR_PARSE, path, (uint64_t)i + 1,
+				    "total '%s' is not a count", cells[ct]);
+			g_strfreev(cells);
+			g_strfreev(lines);
+			g_ptr_array_unref(out);
+			return NULL;
+		}
+		en->has_total = ct >= 0;
 		g_strfreev(cells);
 	}
 	g_strfreev(lines);

@@ -43,11 +43,16 @@ struct fk_split_entry {
 	char *file;		/* the folded file, relative to the directory */
 	char *comm;
 	int pid;
+	char *unit;		/* the counts' unit ("ns", "us"), or NULL */
+	bool has_total;
+	fk_count total;		/* the sum of the file's counts, if has_total */
 };
 
 /*
  * Reads a split directory's index.tsv: the columns named file, comm and
- * pid are found by the header, so added columns do not matter.  Returns
+ * pid are found by the header, and unit and total when there (the plugin
+ * writes them since it says its units), so other columns do not matter.
+ * Returns
  * an array of struct fk_split_entry * (g_ptr_array_unref() frees it), or
  * NULL with *err naming the file and line.
  */

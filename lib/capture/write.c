@@ -262,6 +262,45 @@ static int row_by_pid(gconstpointer a, gconstpointer b)
 	return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
+/*
+ * Moves a process's profile from the split directory into DIR/side and
+ * sums it; returns its path in DIR, or NULL.  The plugin's index says
+ * its unit and total (since it does): a unit other than fp-record's
+ * would put a wrong one on every number, so that profile is left out.
+ */
+static char *take(struct session *s, const char *dir, const struct fk_split_entry *e,
+		  const char *side, const char *unit, struct fk_out_row *r,
+		  struct fk_folded_sum *sum)
+{
+	char *exe_name = r->exe ? fk_proc_exe_name(r->exe) : NULL;
+	char *placeholder = g_strdup_printf("[%s]", exe_name ? exe_name : "unknown");
+	const char *unresolved[] = { "[unknown]", placeholder, NULL };
+	char *rel = NULL, *p;
+	GError *err = NULL;
+
+	if (e->unit && strcmp(e->unit, unit) != 0) {
+		cap_warn(s, "process %d (%s): the plugin counts its %s profile in '%s', "
+			 "not %s: left out", r->pid, r->comm, side, e->unit, unit);
+	} else if ((rel = place(s, dir, e->file, side, r))) {
+		p = g_build_filename(s->cfg->dir, rel, NULL);
+		if (fk_folded_sum(p, unresolved, sum, &err) != 0) {
+			cap_warn(s, "%s", err->message);
+			g_error_free(err);
+		} else if (e->has_total && e->total != sum->total) {
+			char want[FK_COUNT_BUFSZ + 1], got[FK_COUNT_BUFSZ + 1];
+
+			want[fk_count_format(e->total, want)] = '\0';
+			got[fk_count_format(sum->total, got)] = '\0';
+			cap_warn(s, "%s: holds %s %s, where the plugin's index says %s", p, got,
+				 unit, want);
+		}
+		g_free(p);
+	}
+	g_free(exe_name);
+	g_free(placeholder);
+	return rel;
+}
+
 void cap_build_rows(struct session *s, GPtrArray *on, GPtrArray *off)
 {
 	GHashTable *rows = g_hash_table_new(g_direct_hash, g_direct_equal);
@@ -278,7 +317,7 @@ void cap_build_rows(struct session *s, GPtrArray *on, GPtrArray *off)
 		struct fk_split_entry *e = g_ptr_array_index(on, i);
 		struct fk_out_row *r = row_for(s, rows, e->pid, e->comm);
 
-		r->on_folded = place(s, on_dir, e->file, "on", r);
+		r->on_folded = take(s, on_dir, e, "on", FK_ON_UNIT, r, &r->on_sum);
 	}
 	/* off-CPU: the machine's switches that touched them; keep theirs */
 	for (guint i = 0; off && i < off->len; i++) {
@@ -286,35 +325,11 @@ void cap_build_rows(struct session *s, GPtrArray *on, GPtrArray *off)
 		struct fk_out_row *r = g_hash_table_lookup(rows, GINT_TO_POINTER(e->pid));
 
 		if (r)
-			r->off_folded = place(s, off_dir, e->file, "off", r);
+			r->off_folded = take(s, off_dir, e, "off", FK_OFF_UNIT, r, &r->off_sum);
 	}
 	g_hash_table_iter_init(&it, rows);
-	while (g_hash_table_iter_next(&it, NULL, &val)) {
-		struct fk_out_row *r = val;
-		char *paths[2] = { r->on_folded, r->off_folded };
-		struct fk_folded_sum *sums[2] = { &r->on_sum, &r->off_sum };
-
-		char *exe_name = r->exe ? fk_proc_exe_name(r->exe) : NULL;
-		char *placeholder = g_strdup_printf("[%s]", exe_name ? exe_name : "unknown");
-		const char *unresolved[] = { "[unknown]", placeholder, NULL };
-
-		for (int k = 0; k < 2; k++) {
-			char *p;
-			GError *e = NULL;
-
-			if (!paths[k])
-				continue;
-			p = g_build_filename(s->cfg->dir, paths[k], NULL);
-			if (fk_folded_sum(p, unresolved, sums[k], &e) != 0) {
-				cap_warn(s, "%s", e->message);
-				g_error_free(e);
-			}
-			g_free(p);
-		}
-		g_free(exe_name);
-		g_free(placeholder);
-		g_ptr_array_add(s->rows, r);
-	}
+	while (g_hash_table_iter_next(&it, NULL, &val))
+		g_ptr_array_add(s->rows, val);
 	g_ptr_array_sort(s->rows, row_by_pid);
 	g_hash_table_destroy(rows);
 	g_free(on_dir);

@@ -384,11 +384,20 @@ static void test_split_index(void)
 	x = g_ptr_array_index(e, 1);
 	CHECK(x->pid == 101 && strcmp(x->file, "worker-101.folded") == 0 &&
 	      strcmp(x->comm, "worker") == 0);
+	x = g_ptr_array_index(e, 0);
+	CHECK(!x->unit && !x->has_total);
 	g_ptr_array_unref(e);
-	PUT("i2/index.tsv", "pid\tfile\tcomm\ttotal\tunit\n7\ta-7.folded\ta\t5\tus\n");
+	PUT("i2/index.tsv", "pid\tfile\tcomm\ttotal\tunit\n7\ta-7.folded\ta\t5.5\tus\n");
 	e = fk_split_index_read(at("i2/index.tsv"), &err);
-	CHECK(e && e->len == 1 && ((struct fk_split_entry *)g_ptr_array_index(e, 0))->pid == 7);
+	CHECK(e && e->len == 1);
+	x = g_ptr_array_index(e, 0);
+	CHECK(x->pid == 7 && x->unit && strcmp(x->unit, "us") == 0 && x->has_total &&
+	      x->total == fk_count_from_u64(5) + FK_COUNT_ONE / 2);
 	g_ptr_array_unref(e);
+	PUT("i9/index.tsv", "file\tcomm\tpid\ttotal\tunit\na-7.folded\ta\t7\tmany\tus\n");
+	CHECK(fk_split_index_read(at("i9/index.tsv"), &err) == NULL);
+	CHECK(err && strstr(err->message, "i9/index.tsv:2: total 'many' is not a count"));
+	g_clear_error(&err);
 	PUT("i3/index.tsv", "file\tcomm\tpid\n");
 	e = fk_split_index_read(at("i3/index.tsv"), &err);
 	CHECK(e && e->len == 0);
