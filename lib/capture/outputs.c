@@ -34,6 +34,27 @@ static void split_entry_free(gpointer p)
 	g_free(e);
 }
 
+/* undoes core/textesc.h's escaping with FK_ESC_BACKSLASH: \xNN and \\ */
+static char *unescape_cell(const char *s)
+{
+	GString *out = g_string_new(NULL);
+
+	while (*s) {
+		if (s[0] == '\\' && s[1] == '\\') {
+			g_string_append_c(out, '\\');
+			s += 2;
+		} else if (s[0] == '\\' && s[1] == 'x' && g_ascii_isxdigit(s[2]) &&
+			   g_ascii_isxdigit(s[3])) {
+			g_string_append_c(out, (char)(g_ascii_xdigit_value(s[2]) << 4 |
+						      g_ascii_xdigit_value(s[3])));
+			s += 4;
+		} else {
+			g_string_append_c(out, *s++);
+		}
+	}
+	return g_string_free(out, FALSE);
+}
+
 static int column(char **cells, const char *name)
 {
 	for (int i = 0; cells[i]; i++)
@@ -97,7 +118,9 @@ GPtrArray *fk_split_index_read(const char *path, GError **err)
 		}
 		en = g_new0(struct fk_split_entry, 1);
 		en->file = g_strdup(cells[cf]);
-		en->comm = g_strdup(cells[cc]);
+		/* a plugin that says its unit escapes names (core/textesc.h);
+		 * an older one wrote them raw, tabs and line breaks as blanks */
+		en->comm = cu >= 0 ? unescape_cell(cells[cc]) : g_strdup(cells[cc]);
 		en->pid = (int)pid;
 		g_ptr_array_add(out, en);
 		if (cu >= 0)

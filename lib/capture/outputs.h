@@ -52,7 +52,9 @@ struct fk_split_entry {
  * Reads a split directory's index.tsv: the columns named file, comm and
  * pid are found by the header, and unit and total when there (the plugin
  * writes them since it says its units), so other columns do not matter.
- * Returns
+ * An index with a unit column escapes comm as core/textesc.h does with
+ * FK_ESC_BACKSLASH (\xNN, \\), which is undone; without one, comm
+ * is taken as it is (an older plugin wrote it raw).  Returns
  * an array of struct fk_split_entry * (g_ptr_array_unref() frees it), or
  * NULL with *err naming the file and line.
  */

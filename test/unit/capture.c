@@ -387,12 +387,21 @@ static void test_split_index(void)
 	x = g_ptr_array_index(e, 0);
 	CHECK(!x->unit && !x->has_total);
 	g_ptr_array_unref(e);
-	PUT("i2/index.tsv", "pid\tfile\tcomm\ttotal\tunit\n7\ta-7.folded\ta\t5.5\tus\n");
+	PUT("i2/index.tsv", "pid\tfile\tcomm\ttotal\tunit\n7\ta-7.folded\ta\t5.5\tus\n"
+	    "8\tb-8.folded\tb\\x09c\\\\x41\\xg\t1\tus\n");
 	e = fk_split_index_read(at("i2/index.tsv"), &err);
-	CHECK(e && e->len == 1);
+	CHECK(e && e->len == 2);
 	x = g_ptr_array_index(e, 0);
 	CHECK(x->pid == 7 && x->unit && strcmp(x->unit, "us") == 0 && x->has_total &&
 	      x->total == fk_count_from_u64(5) + FK_COUNT_ONE / 2);
+	/* a plugin that says its unit escapes names: undone exactly */
+	x = g_ptr_array_index(e, 1);
+	CHECK(x->pid == 8 && strcmp(x->comm, "b\tc\\x41\\xg") == 0);
+	g_ptr_array_unref(e);
+	/* without a unit column, the name is taken as it is */
+	PUT("i10/index.tsv", "file\tcomm\tpid\nb-8.folded\tb\\x09c\t8\n");
+	e = fk_split_index_read(at("i10/index.tsv"), &err);
+	CHECK(e && e->len == 1 && strcmp(((struct fk_split_entry *)e->pdata[0])->comm, "b\\x09c") == 0);
 	g_ptr_array_unref(e);
 	PUT("i9/index.tsv", "file\tcomm\tpid\ttotal\tunit\na-7.folded\ta\t7\tmany\tus\n");
 	CHECK(fk_split_index_read(at("i9/index.tsv"), &err) == NULL);
