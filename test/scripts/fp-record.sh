@@ -233,7 +233,7 @@ awk -F'\t' -v v=$VICTIM '$2 == v' "$G/index.tsv" | grep -q . || fail "early exit
 # stacks ----
 mkdir "$T/load" && cp "$S" "$T/load/fkserver"
 L=$T/l
-"$FPR" --name fkserver --on --call-graph dwarf -d 1 -o "$L" --load "$T/load/fkserver 0" --warmup 0.5 >"$T/l.out" 2>"$T/l.err"
+"$FPR" --name fkserver --on --call-graph dwarf -d 3 -o "$L" --load "$T/load/fkserver 0" --warmup 0.5 >"$T/l.out" 2>"$T/l.err"
 rc=$?
 [ $rc -eq 0 ] || fail "--load: exit $rc: $(tail -2 "$T/l.err")"
 GOT=$(grep -E "^fp-record:   [0-9]+ fkserver " "$T/l.err" | awk '{ print $2 }' | sort -n | tr '\n' ' ')
