@@ -1,13 +1,13 @@
 #include "collapse/perfscript.h"
 
 #include "core/error.h"
-#include "core/linereader.h"
+#include "core/linesource.h"
 
 #include <string.h>
 
 /*
  * The reader only finds where samples begin and end: a sample's header line
- * is copied (into hdr) and parsed, and the lines after it are left in the
+ * is parsed (in place in a mapped file, else copied into hdr first), and the lines after it are left in the
  * line reader's buffer, pinned, and handed over as one block (raw).  Frames
  * are parsed only on demand (perf_script_parse_frames()), because most call
  * chains repeat and the collapser caches their names by raw text; so the
@@ -15,12 +15,12 @@
  * byte.
  */
 struct perf_script_reader {
-	struct line_reader *lr;
+	struct line_source *lr;
 	const struct perf_script_opts *opts;
 	struct skip_log *skips;
-	GString *hdr;		/* the header line; h points into it */
+	GString *hdr;		/* a stream's header line; h points into it */
 	size_t raw_len;		/* bytes of the block after the header */
-	struct fk_str inline_frame;	/* a frame on the header line, in hdr */
+	struct fk_str inline_frame;	/* a frame on the header line */
 	bool header_frame;	/* inline_frame is set and no call chain has
 				   followed (yet): the sample may be complete */
 	struct perf_sample h;
@@ -463,7 +463,7 @@ struct perf_script_reader *perf_script_reader_open(const char *path,
 	const struct perf_script_opts *opts, struct skip_log *skips,
 	GError **err)
 {
-	struct line_reader *lr = line_reader_open(path, err);
+	struct line_source *lr = line_source_open(path, err);
 	struct perf_script_reader *r;
 
 	if (!lr)
@@ -480,14 +480,14 @@ void perf_script_reader_free(struct perf_script_reader *r)
 {
 	if (!r)
 		return;
-	line_reader_free(r->lr);
+	line_source_free(r->lr);
 	g_string_free(r->hdr, TRUE);
 	g_free(r);
 }
 
 uint64_t perf_script_reader_bytes(const struct perf_script_reader *r)
 {
-	return line_reader_bytes(r->lr);
+	return line_source_bytes(r->lr);
 }
 
 static bool is_unknown(struct fk_str s)
@@ -556,7 +556,7 @@ size_t perf_script_parse_frames(const struct perf_sample *s, bool srcline,
 static void skip(struct perf_script_reader *r, uint64_t line, const char *why)
 {
 	if (r->skips)
-		skip_log_add(r->skips, line_reader_name(r->lr), line, why);
+		skip_log_add(r->skips, line_source_name(r->lr), line, why);
 }
 
 /*
@@ -588,12 +588,19 @@ static void begin_sample(struct perf_script_reader *r, const struct line *line)
 	struct fk_str rest;
 	const char *why;
 
-	g_string_truncate(r->hdr, 0);
-	g_string_append_len(r->hdr, line->s, (gssize)line->len);
+	const char *text = line->s;
+
+	/* a stream's buffer may drop the line once the block is pinned past
+	 * it: keep a copy; a mapped file's lines stay */
+	if (!line_source_lines_stay(r->lr)) {
+		g_string_truncate(r->hdr, 0);
+		g_string_append_len(r->hdr, line->s, (gssize)line->len);
+		text = r->hdr->str;
+	}
 	r->header_line = line->no;
 	r->raw_len = 0;
 	r->inline_frame.len = 0;
-	if ((why = parse_header(r->hdr->str, r->hdr->len, &r->h, &rest))) {
+	if ((why = parse_header(text, line->len, &r->h, &rest))) {
 		r->in_sample = false;
 		r->lost_sample = true;
 		skip(r, line->no, why);
@@ -612,7 +619,7 @@ static void begin_sample(struct perf_script_reader *r, const struct line *line)
 	 * cursor, as nothing has been read since this line (line->len leaves
 	 * out the '\r' of a CRLF end, so it cannot say where that is).
 	 */
-	line_reader_pin(r->lr, line_reader_cursor(r->lr));
+	line_source_pin(r->lr, line_source_cursor(r->lr));
 }
 
 static void finish_sample(struct perf_script_reader *r, struct perf_sample *s)
@@ -620,10 +627,10 @@ static void finish_sample(struct perf_script_reader *r, struct perf_sample *s)
 	*s = r->h;
 	s->frames = NULL;
 	s->nframes = 0;
-	s->raw.s = line_reader_pinned(r->lr);
+	s->raw.s = line_source_pinned(r->lr);
 	s->raw.len = r->raw_len;
 	s->inline_frame = r->inline_frame;
-	s->file = line_reader_name(r->lr);
+	s->file = line_source_name(r->lr);
 	s->lineno = r->header_line;
 	r->in_sample = false;
 }
@@ -635,7 +642,7 @@ static void finish_sample(struct perf_script_reader *r, struct perf_sample *s)
  */
 static size_t raw_through_line(struct perf_script_reader *r)
 {
-	return (size_t)(line_reader_cursor(r->lr) - line_reader_pinned(r->lr));
+	return (size_t)(line_source_cursor(r->lr) - line_source_pinned(r->lr));
 }
 
 int perf_script_reader_next(struct perf_script_reader *r,
@@ -648,7 +655,7 @@ int perf_script_reader_next(struct perf_script_reader *r,
 
 	if (r->done)
 		return 0;
-	line_reader_unpin(r->lr);	/* the last sample has been used */
+	line_source_unpin(r->lr);	/* the last sample has been used */
 	if (r->pending) {	/* the line is still valid: no read since */
 		r->pending = false;
 		begin_sample(r, &r->pending_line);
@@ -658,18 +665,18 @@ int perf_script_reader_next(struct perf_script_reader *r,
 
 		/* the hot path: a sample's indented frame lines, in bulk */
 		if (r->in_sample && !r->header_frame) {
-			if (line_reader_skip_indented(r->lr))
-				r->raw_len = (size_t)(line_reader_cursor(r->lr) -
-						      line_reader_pinned(r->lr));
+			if (line_source_skip_indented(r->lr))
+				r->raw_len = (size_t)(line_source_cursor(r->lr) -
+						      line_source_pinned(r->lr));
 		} else if (r->lost_sample) {
-			line_reader_skip_indented(r->lr);
+			line_source_skip_indented(r->lr);
 		}
-		if ((rc = line_reader_next(r->lr, &line, err)) <= 0)
+		if ((rc = line_source_next(r->lr, &line, err)) <= 0)
 			break;
 		c = line.len ? line.s[0] : '\0';
 
 		if (!line.newline) {
-			fk_error_at(err, FK_ERROR_TRUNCATED, line_reader_name(r->lr),
+			fk_error_at(err, FK_ERROR_TRUNCATED, line_source_name(r->lr),
 				    line.no, "input ends in the middle of a line: truncated?");
 			return -1;
 		}

@@ -89,7 +89,12 @@ struct perf_script_opts {
 
 struct perf_script_reader;
 
-/* Opens path (NULL or "-": stdin).  opts and skips must outlive the reader. */
+/*
+ * Opens path (NULL or "-": stdin).  opts and skips must outlive the reader.
+ * A regular file is mapped into memory and read in place (linesource.h):
+ * no copy from the kernel, and header lines are parsed where they lie;
+ * anything else is read as a stream, with the same results.
+ */
 struct perf_script_reader *perf_script_reader_open(const char *path,
 	const struct perf_script_opts *opts, struct skip_log *skips,
 	GError **err);

@@ -62,6 +62,21 @@ size_t line_source_skip_indented(struct line_source *ls)
 		       : line_reader_skip_indented(ls->lr);
 }
 
+const char *line_source_cursor(const struct line_source *ls)
+{
+	return ls->map ? map_lines_cursor(ls->map) : line_reader_cursor(ls->lr);
+}
+
+bool line_source_lines_stay(const struct line_source *ls)
+{
+	return ls->map != NULL;
+}
+
+uint64_t line_source_bytes(const struct line_source *ls)
+{
+	return ls->map ? map_lines_bytes(ls->map) : line_reader_bytes(ls->lr);
+}
+
 const char *line_source_name(const struct line_source *ls)
 {
 	return ls->map ? map_lines_name(ls->map) : line_reader_name(ls->lr);

@@ -27,6 +27,8 @@
 #include "core/linereader.h"
 
 #include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
 
 struct line_source;
 
@@ -51,6 +53,19 @@ void line_source_unpin(struct line_source *ls);
  * pinned block keeps them.
  */
 size_t line_source_skip_indented(struct line_source *ls);
+
+/* Where the next line starts (valid as the last line returned is). */
+const char *line_source_cursor(const struct line_source *ls);
+
+/*
+ * Whether lines stay valid until line_source_free() (a mapped file), so
+ * that a reader may keep pointers to a line without copying it; else a
+ * line is valid only until the next line_source_next().
+ */
+bool line_source_lines_stay(const struct line_source *ls);
+
+/* Bytes consumed (mapped) or read (stream) so far. */
+uint64_t line_source_bytes(const struct line_source *ls);
 
 /* The name used in messages: the path, or "<stdin>". */
 const char *line_source_name(const struct line_source *ls);

@@ -169,6 +169,11 @@ uint64_t map_lines_bytes(const struct map_lines *m)
 	return m->pos;
 }
 
+const char *map_lines_cursor(const struct map_lines *m)
+{
+	return m->map + m->pos;
+}
+
 void map_lines_free(struct map_lines *m)
 {
 	if (!m)

@@ -61,6 +61,9 @@ const char *map_lines_name(const struct map_lines *m);
 /* Bytes consumed so far, line ends included. */
 uint64_t map_lines_bytes(const struct map_lines *m);
 
+/* Where the next line starts: the byte after the last line's end. */
+const char *map_lines_cursor(const struct map_lines *m);
+
 /* Unmaps the file: every line returned becomes invalid. */
 void map_lines_free(struct map_lines *m);
 
