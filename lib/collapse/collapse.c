@@ -136,18 +136,29 @@ static bool count_event(struct collapser *c, struct fk_str ev)
 static void append_process(struct collapser *c, const struct perf_sample *s,
 			   GString *k)
 {
-	size_t from = k->len;
+	bool pid = c->o.include_pid || c->o.include_tid, tid = c->o.include_tid;
+	size_t from = k->len, pidlen = s->pid.len ? s->pid.len : 1;
+	size_t need = s->comm.len + (pid ? 1 + pidlen : 0) + (tid ? 1 + s->tid.len : 0);
+	char *p;
 
-	g_string_append_len(k, s->comm.s, (gssize)s->comm.len);
-	if (c->o.include_pid || c->o.include_tid) {
-		g_string_append_c(k, '-');
+	/* one resize, then plain copies: this runs for every sample */
+	g_string_set_size(k, from + need);
+	p = k->str + from;
+	/* an empty field may have no address: memcpy() must not see it */
+	if (s->comm.len)
+		memcpy(p, s->comm.s, s->comm.len);
+	p += s->comm.len;
+	if (pid) {
+		*p++ = '-';
 		if (s->pid.len)
-			g_string_append_len(k, s->pid.s, (gssize)s->pid.len);
+			memcpy(p, s->pid.s, s->pid.len);
 		else
-			g_string_append_c(k, '?');
-		if (c->o.include_tid) {
-			g_string_append_c(k, '/');
-			g_string_append_len(k, s->tid.s, (gssize)s->tid.len);
+			*p = '?';
+		p += pidlen;
+		if (tid) {
+			*p++ = '/';
+			if (s->tid.len)
+				memcpy(p, s->tid.s, s->tid.len);
 		}
 	}
 	/*
@@ -156,10 +167,12 @@ static void append_process(struct collapser *c, const struct perf_sample *s,
 	 * leading '#' would make it a comment, so either would lose the
 	 * samples, and a tab is a blank a reader trims (found by fuzz/plugin.c).
 	 */
-	for (size_t i = from; i < k->len; i++)
-		if ((k->str[i] && strchr(" \t\n\r", k->str[i])) ||
-		    (i == 0 && k->str[i] == '#'))
+	for (size_t i = from; i < k->len; i++) {
+		char ch = k->str[i];
+		if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' ||
+		    (i == 0 && ch == '#'))
 			k->str[i] = '_';
+	}
 }
 
 /* Appends ";NAME" for each frame, root first. */
