@@ -59,36 +59,64 @@ static inline uint64_t mix(uint64_t h)
 	return h;
 }
 
+static inline uint64_t load32(const unsigned char *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static inline uint64_t rotl(uint64_t x, int r)
+{
+	return x << r | x >> (64 - r);
+}
+
 /*
  * Four independent lanes of 8 bytes each per round, so the multiplies
  * overlap: the chain texts hashed per sample are hundreds of bytes long.
+ * The bytes after the last whole round are taken as one more round of the
+ * last 32 bytes (overlapping the one before: the length is in the seed),
+ * and a short key as two overlapping loads, so there is no loop over the
+ * tail and no variable-length copy.
  */
+#define HASH_ROUND(q) do {					\
+		a = (a ^ load64(q)) * k1;			\
+		b = (b ^ load64((q) + 8)) * k2;			\
+		c = (c ^ load64((q) + 16)) * k1;		\
+		d = (d ^ load64((q) + 24)) * k2;		\
+		a ^= a >> 29;					\
+		b ^= b >> 31;					\
+		c ^= c >> 27;					\
+		d ^= d >> 33;					\
+	} while (0)
+
 uint64_t fk_hash_bytes(const void *p, size_t len)
 {
 	const unsigned char *s = p;
 	const uint64_t k1 = 0x9e3779b97f4a7c15ULL, k2 = 0xc2b2ae3d27d4eb4fULL;
 	uint64_t a = k1 ^ len, b = k2, c = k1 * 3, d = k2 * 5;
-	size_t i = 0;
 
-	for (; i + 32 <= len; i += 32) {
-		a = (a ^ load64(s + i)) * k1;
-		b = (b ^ load64(s + i + 8)) * k2;
-		c = (c ^ load64(s + i + 16)) * k1;
-		d = (d ^ load64(s + i + 24)) * k2;
-		a ^= a >> 29;
-		b ^= b >> 31;
-		c ^= c >> 27;
-		d ^= d >> 33;
+	if (len >= 32) {
+		size_t i;
+		for (i = 0; i + 32 <= len; i += 32)
+			HASH_ROUND(s + i);
+		if (i < len)
+			HASH_ROUND(s + len - 32);
+	} else if (len >= 16) {
+		a = (a ^ load64(s)) * k1;
+		b = (b ^ load64(s + 8)) * k2;
+		c = (c ^ load64(s + len - 16)) * k1;
+		d = (d ^ load64(s + len - 8)) * k2;
+	} else if (len >= 8) {
+		a = (a ^ load64(s)) * k1;
+		b = (b ^ load64(s + len - 8)) * k2;
+	} else if (len >= 4) {
+		a = (a ^ (load32(s) | load32(s + len - 4) << 32)) * k1;
+	} else if (len) {
+		a = (a ^ (s[0] | (uint64_t)s[len / 2] << 8 |
+			  (uint64_t)s[len - 1] << 16)) * k1;
 	}
-	a ^= (b << 17 | b >> 47) ^ (c << 37 | c >> 27) ^ (d << 51 | d >> 13);
-	for (; i + 8 <= len; i += 8)
-		a = (a ^ load64(s + i)) * k1 ^ ((a ^ load64(s + i)) * k1 >> 32);
-	if (i < len) {
-		uint64_t t = 0;
-		memcpy(&t, s + i, len - i);
-		a = (a ^ t) * k2;
-	}
-	return mix(a);
+	return mix(a ^ rotl(b, 17) ^ rotl(c, 37) ^ rotl(d, 51));
 }
 
 struct fold_table *fold_table_new(void)
