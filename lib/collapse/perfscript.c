@@ -14,6 +14,20 @@
  * per-line work here is finding the line's end and looking at its first
  * byte.
  */
+/*
+ * The last header parse_header_fast() read, to parse the next one by
+ * comparison: a thread's samples have headers that differ only in the
+ * time column ("COMM PID/TID [CPU] TIME: PERIOD EVENT: ..."), and a line
+ * with the same bytes before and after its time parses the same way
+ * (see header_memo_parse()).
+ */
+struct header_memo {
+	GString *line;		/* a copy of the header; empty: none */
+	size_t t_beg, colon;	/* where its time starts, its ':' after */
+	struct perf_sample h;	/* its fields, pointers into line */
+	struct fk_str rest;
+};
+
 struct perf_script_reader {
 	struct line_source *lr;
 	const struct perf_script_opts *opts;
@@ -30,6 +44,7 @@ struct perf_script_reader {
 	bool done;
 	bool pending;		/* line holds a header seen before its blank */
 	struct line pending_line;
+	struct header_memo memo;
 };
 
 static inline bool is_space(char c)
@@ -277,6 +292,97 @@ static const char *parse_header(const char *line, size_t len,
 	return parse_header_general(line, len, s, rest);
 }
 
+/* A field of line (just parsed) moved into the memo's copy of it. */
+static struct fk_str memo_field_to(const struct header_memo *m, struct fk_str f,
+				   const char *line)
+{
+	if (f.s)
+		f.s = m->line->str + (f.s - line);
+	return f;
+}
+
+/* A field of the memo's line moved to the same place in line. */
+static struct fk_str memo_field(const struct header_memo *m, struct fk_str f,
+				const char *line, size_t colon)
+{
+	size_t off;
+
+	if (!f.s)
+		return f;
+	off = (size_t)(f.s - m->line->str);
+	f.s = off < m->t_beg ? line + off : line + colon + (off - m->colon);
+	return f;
+}
+
+/*
+ * parse_header() by comparison with the memo: when line has the memo's
+ * bytes before the time, a time (DIGITS.DIGITS) and then the memo's bytes
+ * from the time's ':' to the end, parse_header_fast() would find the same
+ * first ':' (the bytes before it hold none), the same time token and so
+ * the same columns before it, and the same period, event and rest after
+ * it: the memo's fields are moved over to line.  Returns false when line
+ * does not match.
+ */
+static bool header_memo_parse(const struct header_memo *m, const char *line,
+			      size_t len, struct perf_sample *s,
+			      struct fk_str *rest)
+{
+	size_t i = m->t_beg, dot, tail;
+
+	if (!m->line->len || len <= i || memcmp(line, m->line->str, i) != 0)
+		return false;
+	while (i < len && is_digit(line[i]))
+		i++;
+	if (i == m->t_beg || i == len || line[i] != '.')
+		return false;
+	dot = ++i;
+	while (i < len && is_digit(line[i]))
+		i++;
+	tail = m->line->len - m->colon;
+	if (i == dot || len - i != tail ||
+	    memcmp(line + i, m->line->str + m->colon, tail) != 0)
+		return false;
+	*s = m->h;
+	s->comm = memo_field(m, m->h.comm, line, i);
+	s->pid = memo_field(m, m->h.pid, line, i);
+	s->tid = memo_field(m, m->h.tid, line, i);
+	s->event = memo_field(m, m->h.event, line, i);
+	*rest = memo_field(m, m->rest, line, i);
+	return true;
+}
+
+/* parse_header(), through the memo; a new layout becomes the memo. */
+static const char *parse_header_memo(struct header_memo *m, const char *line,
+				     size_t len, struct perf_sample *s,
+				     struct fk_str *rest)
+{
+	const char *why, *colon;
+
+	if (header_memo_parse(m, line, len, s, rest))
+		return NULL;
+	why = parse_header_fast(line, len, s, rest);
+	if (why == NOT_A_HEADER)
+		return parse_header_general(line, len, s, rest);
+	g_string_truncate(m->line, 0);
+	if (why)
+		return why;
+	/* parse_header_fast() found the time before the first ':' */
+	colon = memchr(line, ':', len);
+	m->colon = (size_t)(colon - line);
+	m->t_beg = m->colon;
+	while (m->t_beg > 0 && !is_space(line[m->t_beg - 1]))
+		m->t_beg--;
+	g_string_append_len(m->line, line, (gssize)len);
+	m->h = *s;
+	m->rest = *rest;
+	m->h.comm = memo_field_to(m, s->comm, line);
+	m->h.pid = memo_field_to(m, s->pid, line);
+	m->h.tid = memo_field_to(m, s->tid, line);
+	m->h.event = memo_field_to(m, s->event, line);
+	m->rest = memo_field_to(m, *rest, line);
+	return NULL;
+}
+
 bool perf_script_parse_header(const char *line, size_t len,
 			      struct perf_sample *s, struct fk_str *rest)
 {
@@ -473,6 +579,7 @@ struct perf_script_reader *perf_script_reader_open(const char *path,
 	r->opts = opts;
 	r->skips = skips;
 	r->hdr = g_string_sized_new(256);
+	r->memo.line = g_string_sized_new(256);
 	return r;
 }
 
@@ -482,6 +589,7 @@ void perf_script_reader_free(struct perf_script_reader *r)
 		return;
 	line_source_free(r->lr);
 	g_string_free(r->hdr, TRUE);
+	g_string_free(r->memo.line, TRUE);
 	g_free(r);
 }
 
@@ -600,7 +708,7 @@ static void begin_sample(struct perf_script_reader *r, const struct line *line)
 	r->header_line = line->no;
 	r->raw_len = 0;
 	r->inline_frame.len = 0;
-	if ((why = parse_header(text, line->len, &r->h, &rest))) {
+	if ((why = parse_header_memo(&r->memo, text, line->len, &r->h, &rest))) {
 		r->in_sample = false;
 		r->lost_sample = true;
 		skip(r, line->no, why);
