@@ -133,6 +133,11 @@ static bool count_event(struct collapser *c, struct fk_str ev)
 	return e->kept;
 }
 
+/* the bytes of a comm that become '_' (see append_process()) */
+static const bool unsafe_in_name[256] = {
+	[' '] = true, ['\t'] = true, ['\n'] = true, ['\r'] = true,
+};
+
 static void append_process(struct collapser *c, const struct perf_sample *s,
 			   GString *k)
 {
@@ -167,12 +172,11 @@ static void append_process(struct collapser *c, const struct perf_sample *s,
 	 * leading '#' would make it a comment, so either would lose the
 	 * samples, and a tab is a blank a reader trims (found by fuzz/plugin.c).
 	 */
-	for (size_t i = from; i < k->len; i++) {
-		char ch = k->str[i];
-		if (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' ||
-		    (i == 0 && ch == '#'))
-			k->str[i] = '_';
-	}
+	for (char *q = k->str + from, *end = k->str + k->len; q < end; q++)
+		if (unsafe_in_name[(unsigned char)*q])
+			*q = '_';
+	if (from == 0 && k->len && k->str[0] == '#')
+		k->str[0] = '_';
 }
 
 /* Appends ";NAME" for each frame, root first. */
@@ -282,8 +286,8 @@ void collapser_add(struct collapser *c, const struct perf_sample *s)
 
 		if (strmap_get(c->chains[java], s->raw.s, s->raw.len, &names)) {
 			GString *k = c->scratch;
-			g_string_truncate(k, 0);
-			g_string_append_len(k, (const char *)&names.s, sizeof(names.s));
+			g_string_set_size(k, sizeof(names.s));
+			memcpy(k->str, &names.s, sizeof(names.s));
 			append_process(c, s, k);
 			if (strmap_get(c->entries, k->str, k->len, &hit)) {
 				memcpy(&e, hit.s, sizeof(e));
