@@ -243,7 +243,7 @@ static bool skip_indented_avx2(const char *base, size_t limit, size_t *ip,
 			       size_t *lines, size_t *last_nl)
 {
 	const __m256i nl = _mm256_set1_epi8('\n'), sp = _mm256_set1_epi8(' '),
-		      tab = _mm256_set1_epi8('\t');
+		      tab = _mm256_set1_epi8('\t'), zero = _mm256_setzero_si256();
 	size_t i = *ip, n = *lines;
 
 	for (; i + 33 <= limit; i += 32) {
@@ -253,7 +253,19 @@ static bool skip_indented_avx2(const char *base, size_t limit, size_t *ip,
 		uint32_t m_in = (uint32_t)_mm256_movemask_epi8(_mm256_or_si256(
 			_mm256_cmpeq_epi8(b, sp), _mm256_cmpeq_epi8(b, tab)));
 		uint32_t stop = m_nl & ~m_in;
+		uint32_t m_z = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, zero));
 
+		if (m_z) {	/* the line holding a NUL is not skipped */
+			uint32_t before = m_nl & (((uint32_t)m_z & -(uint32_t)m_z) - 1);
+			if (!(stop & before)) {
+				n += (size_t)__builtin_popcount(before);
+				if (before)
+					*last_nl = i + 31 - (size_t)__builtin_clz(before);
+				*ip = i;
+				*lines = n;
+				return true;
+			}
+		}
 		if (stop) {
 			unsigned pos = (unsigned)__builtin_ctz(stop);
 			/* 2u << 31 is 0: the mask is then all ones */
@@ -302,7 +314,7 @@ size_t fk_skip_indented(const char *base, size_t limit, size_t *lines_out)
 #ifdef __SSE2__
 	{
 		const __m128i nl = _mm_set1_epi8('\n'), sp = _mm_set1_epi8(' '),
-			      tab = _mm_set1_epi8('\t');
+			      tab = _mm_set1_epi8('\t'), zero = _mm_setzero_si128();
 		for (; i + 17 <= limit; i += 16) {
 			__m128i a = _mm_loadu_si128((const __m128i *)(base + i));
 			__m128i b = _mm_loadu_si128((const __m128i *)(base + i + 1));
@@ -310,7 +322,17 @@ size_t fk_skip_indented(const char *base, size_t limit, size_t *lines_out)
 			unsigned m_in = (unsigned)_mm_movemask_epi8(_mm_or_si128(
 				_mm_cmpeq_epi8(b, sp), _mm_cmpeq_epi8(b, tab)));
 			unsigned stop = m_nl & ~m_in;
+			unsigned m_z = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(a, zero));
 
+			if (m_z) {	/* the line holding a NUL is not skipped */
+				unsigned before = m_nl & ((m_z & -m_z) - 1);
+				if (!(stop & before)) {
+					lines += ones16(before);
+					if (before)
+						last_nl = i + 31 - (size_t)__builtin_clz(before);
+					goto done;
+				}
+			}
 			if (stop) {
 				unsigned pos = (unsigned)__builtin_ctz(stop);
 				unsigned upto = m_nl & ((2u << pos) - 1);
@@ -325,7 +347,7 @@ size_t fk_skip_indented(const char *base, size_t limit, size_t *lines_out)
 		}
 	}
 #endif
-	for (; i < limit; i++) {
+	for (; i < limit && base[i]; i++) {
 		if (base[i] != '\n')
 			continue;
 		lines++;

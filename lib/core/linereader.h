@@ -86,7 +86,8 @@ size_t line_reader_skip_indented(struct line_reader *r);
  * the run of complete lines at the start of base[0..limit) that begin with
  * a space or a tab (up to and including the '\n' before the first line that
  * does not, or the last '\n' in base), and in *lines how many there are.
- * base must hold no NUL within limit for the answer to mean lines.
+ * The run also ends before the line holding the first NUL, which the
+ * caller then reads as an error: no separate search for NUL is needed.
  */
 size_t fk_skip_indented(const char *base, size_t limit, size_t *lines);
 

@@ -148,12 +148,10 @@ int map_lines_next(struct map_lines *m, struct line *line, GError **err)
 
 size_t map_lines_skip_indented(struct map_lines *m)
 {
-	const char *s = m->map + m->pos, *nul;
+	const char *s = m->map + m->pos;
+	/* stops before a line holding a NUL: map_lines_next() reports it */
 	size_t lines, n = fk_skip_indented(s, m->size - m->pos, &lines);
 
-	/* a NUL is the error of its line: stop before that line */
-	if (n && (nul = memchr(s, '\0', n)))
-		n = fk_skip_indented(s, (size_t)(nul - s), &lines);
 	m->pos += n;
 	m->lineno += lines;
 	return lines;

@@ -112,6 +112,63 @@ static void test_strmap_empty(void)
 	strmap_free(m);
 }
 
+/* fk_skip_indented() a byte at a time, as its header describes it */
+static size_t skip_indented_ref(const char *base, size_t limit, size_t *lines)
+{
+	size_t n = 0, last = SIZE_MAX;
+
+	*lines = 0;
+	if (!limit || (base[0] != ' ' && base[0] != '\t'))
+		return 0;
+	for (size_t i = 0; i < limit && base[i]; i++) {
+		if (base[i] != '\n')
+			continue;
+		n++;
+		last = i;
+		if (i + 1 < limit && base[i + 1] != ' ' && base[i + 1] != '\t')
+			break;
+	}
+	if (last == SIZE_MAX)
+		return 0;
+	*lines = n;
+	return last + 1;
+}
+
+/*
+ * The vector loops (16 and, with AVX2, 32 bytes) against the reference on
+ * random runs of blanks, line ends, letters and NULs, at every offset and
+ * length, so that every position of a stop or NUL in a block is met.
+ */
+static void test_skip_indented_random(void)
+{
+	static const char alphabet[] = { ' ', '\t', '\n', 'a', '\0', ' ', '\t', ' ' };
+	char buf[160];
+	guint32 seed = 12345;
+	int bad = 0;
+
+	for (int round = 0; round < 4000 && bad < 5; round++) {
+		/* mostly indented lines: long runs reach the vector loops */
+		int rare = round % 4 == 0 ? 8 : 64;
+		for (size_t i = 0; i < sizeof(buf); i++) {
+			seed = seed * 1103515245u + 12345u;
+			unsigned r = (seed >> 16) % (unsigned)rare;
+			buf[i] = r < 8 ? alphabet[r] : (r % 5 == 0 ? '\n' : (r % 5 == 1 ? '\t' : 'x'));
+		}
+		for (size_t off = 0; off < 40; off += 7) {
+			size_t limit = sizeof(buf) - off - (size_t)(round % 50);
+			size_t l1, l2, n1 = fk_skip_indented(buf + off, limit, &l1),
+			       n2 = skip_indented_ref(buf + off, limit, &l2);
+			if (n1 != n2 || l1 != l2) {
+				fprintf(stderr, "skip_indented round %d off %zu limit %zu: "
+					"%zu bytes %zu lines, want %zu %zu\n",
+					round, off, limit, n1, l1, n2, l2);
+				bad++;
+			}
+		}
+	}
+	CHECK(bad == 0);
+}
+
 static void test_skip_indented(void)
 {
 	size_t lines;
@@ -123,6 +180,7 @@ static void test_skip_indented(void)
 	/* more than 16 bytes: the vector loop */
 	s = "                a\n                b\n                c\nd";
 	CHECK(fk_skip_indented(s, strlen(s), &lines) == strlen(s) - 1 && lines == 3);
+	test_skip_indented_random();
 }
 
 int main(void)
