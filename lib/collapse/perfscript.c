@@ -15,11 +15,12 @@
  * byte.
  */
 /*
- * The last header parse_header_fast() read, to parse the next one by
- * comparison: a thread's samples have headers that differ only in the
- * time column ("COMM PID/TID [CPU] TIME: PERIOD EVENT: ..."), and a line
- * with the same bytes before and after its time parses the same way
- * (see header_memo_parse()).
+ * A header parse_header_fast() read, to parse later ones by comparison: a
+ * thread's samples have headers that differ only in the time column
+ * ("COMM PID/TID [CPU] TIME: PERIOD EVENT: ..."), and a line with the same
+ * bytes before and after its time parses the same way (see
+ * header_memo_parse()).  The reader keeps the last MEMOS layouts: samples
+ * of a few threads interleave.
  */
 struct header_memo {
 	GString *line;		/* a copy of the header; empty: none */
@@ -27,6 +28,8 @@ struct header_memo {
 	struct perf_sample h;	/* its fields, pointers into line */
 	struct fk_str rest;
 };
+
+#define MEMOS 4
 
 struct perf_script_reader {
 	struct line_source *lr;
@@ -44,7 +47,8 @@ struct perf_script_reader {
 	bool done;
 	bool pending;		/* line holds a header seen before its blank */
 	struct line pending_line;
-	struct header_memo memo;
+	struct header_memo memo[MEMOS];
+	unsigned memo_last, memo_next;	/* the last hit; the next to replace */
 };
 
 static inline bool is_space(char c)
@@ -351,21 +355,30 @@ static bool header_memo_parse(const struct header_memo *m, const char *line,
 	return true;
 }
 
-/* parse_header(), through the memo; a new layout becomes the memo. */
-static const char *parse_header_memo(struct header_memo *m, const char *line,
-				     size_t len, struct perf_sample *s,
-				     struct fk_str *rest)
+/* parse_header(), through the memos; a new layout replaces the oldest. */
+static const char *parse_header_memo(struct perf_script_reader *r,
+				     const char *line, size_t len,
+				     struct perf_sample *s, struct fk_str *rest)
 {
 	const char *why, *colon;
+	struct header_memo *m;
 
-	if (header_memo_parse(m, line, len, s, rest))
-		return NULL;
+	for (unsigned k = 0; k < MEMOS; k++) {
+		unsigned at = (r->memo_last + k) % MEMOS;
+		if (header_memo_parse(&r->memo[at], line, len, s, rest)) {
+			r->memo_last = at;
+			return NULL;
+		}
+	}
 	why = parse_header_fast(line, len, s, rest);
 	if (why == NOT_A_HEADER)
 		return parse_header_general(line, len, s, rest);
-	g_string_truncate(m->line, 0);
 	if (why)
 		return why;
+	r->memo_last = r->memo_next;
+	r->memo_next = (r->memo_next + 1) % MEMOS;
+	m = &r->memo[r->memo_last];
+	g_string_truncate(m->line, 0);
 	/* parse_header_fast() found the time before the first ':' */
 	colon = memchr(line, ':', len);
 	m->colon = (size_t)(colon - line);
@@ -579,7 +592,8 @@ struct perf_script_reader *perf_script_reader_open(const char *path,
 	r->opts = opts;
 	r->skips = skips;
 	r->hdr = g_string_sized_new(256);
-	r->memo.line = g_string_sized_new(256);
+	for (unsigned k = 0; k < MEMOS; k++)
+		r->memo[k].line = g_string_sized_new(256);
 	return r;
 }
 
@@ -589,7 +603,8 @@ void perf_script_reader_free(struct perf_script_reader *r)
 		return;
 	line_source_free(r->lr);
 	g_string_free(r->hdr, TRUE);
-	g_string_free(r->memo.line, TRUE);
+	for (unsigned k = 0; k < MEMOS; k++)
+		g_string_free(r->memo[k].line, TRUE);
 	g_free(r);
 }
 
@@ -708,7 +723,7 @@ static void begin_sample(struct perf_script_reader *r, const struct line *line)
 	r->header_line = line->no;
 	r->raw_len = 0;
 	r->inline_frame.len = 0;
-	if ((why = parse_header_memo(&r->memo, text, line->len, &r->h, &rest))) {
+	if ((why = parse_header_memo(r, text, line->len, &r->h, &rest))) {
 		r->in_sample = false;
 		r->lost_sample = true;
 		skip(r, line->no, why);
