@@ -19,6 +19,8 @@ struct event_count {
 	bool kept;		/* name is the event being aggregated */
 };
 
+#define PROC_MEMOS 4
+
 struct collapser {
 	struct collapse_opts o;
 	struct fold_table *table;
@@ -31,6 +33,19 @@ struct collapser {
 				   hashing the whole stack per sample */
 	GString *scratch;
 	GArray *frames;		/* scratch for parsing */
+	/*
+	 * The last PROC_MEMOS process names made, by the comm, pid and tid
+	 * they were made from: samples of a few threads interleave, and the
+	 * name with its hash is the entries key's larger part.
+	 */
+	struct proc_memo {
+		GString *from;	/* comm, pid, tid bytes, one after another */
+		size_t comm_len, pid_len, tid_len;
+		GString *name;	/* append_process()'s bytes */
+		uint64_t hash;	/* fk_hash_bytes() of name */
+		bool used;
+	} proc[PROC_MEMOS];
+	unsigned proc_last, proc_next;	/* the last hit; the next to replace */
 	/*
 	 * Event name -> index + 1 in events.  Event names come from the
 	 * input, so a scan of events per sample would make an input with many
@@ -66,6 +81,10 @@ struct collapser *collapser_new(const struct collapse_opts *opts)
 	c->frames = g_array_new(FALSE, FALSE, sizeof(struct perf_frame));
 	c->entries = strmap_new(CHAIN_CACHE_BYTES / 4);
 	c->scratch = g_string_sized_new(256);
+	for (unsigned i = 0; i < PROC_MEMOS; i++) {
+		c->proc[i].from = g_string_new(NULL);
+		c->proc[i].name = g_string_new(NULL);
+	}
 	return c;
 }
 
@@ -80,6 +99,10 @@ void collapser_free(struct collapser *c)
 	strmap_free(c->chains[1]);
 	strmap_free(c->entries);
 	g_string_free(c->scratch, TRUE);
+	for (unsigned i = 0; i < PROC_MEMOS; i++) {
+		g_string_free(c->proc[i].from, TRUE);
+		g_string_free(c->proc[i].name, TRUE);
+	}
 	g_array_free(c->frames, TRUE);
 	g_hash_table_destroy(c->event_index);
 	g_string_free(c->evname, TRUE);
@@ -177,6 +200,52 @@ static void append_process(struct collapser *c, const struct perf_sample *s,
 			*q = '_';
 	if (from == 0 && k->len && k->str[0] == '#')
 		k->str[0] = '_';
+}
+
+static bool same_bytes(const char *a, struct fk_str b)
+{
+	return !b.len || memcmp(a, b.s, b.len) == 0;
+}
+
+/*
+ * The sample's process name (append_process()) and its hash, from the
+ * memo when one of the last few samples had the same comm (and pid and
+ * tid, when they are part of the name).
+ */
+static const struct proc_memo *process_name(struct collapser *c,
+					    const struct perf_sample *s)
+{
+	bool pid = c->o.include_pid || c->o.include_tid, tid = c->o.include_tid;
+	struct fk_str none = { NULL, 0 };
+	struct fk_str p = pid ? s->pid : none, t = tid ? s->tid : none;
+	struct proc_memo *m;
+
+	for (unsigned k = 0; k < PROC_MEMOS; k++) {
+		m = &c->proc[(c->proc_last + k) % PROC_MEMOS];
+		if (m->used && m->comm_len == s->comm.len &&
+		    m->pid_len == p.len && m->tid_len == t.len &&
+		    same_bytes(m->from->str, s->comm) &&
+		    same_bytes(m->from->str + s->comm.len, p) &&
+		    same_bytes(m->from->str + s->comm.len + p.len, t)) {
+			c->proc_last = (c->proc_last + k) % PROC_MEMOS;
+			return m;
+		}
+	}
+	c->proc_last = c->proc_next;
+	c->proc_next = (c->proc_next + 1) % PROC_MEMOS;
+	m = &c->proc[c->proc_last];
+	m->comm_len = s->comm.len;
+	m->pid_len = p.len;
+	m->tid_len = t.len;
+	g_string_truncate(m->from, 0);
+	g_string_append_len(m->from, s->comm.s, (gssize)s->comm.len);
+	g_string_append_len(m->from, p.s, (gssize)p.len);
+	g_string_append_len(m->from, t.s, (gssize)t.len);
+	g_string_truncate(m->name, 0);
+	append_process(c, s, m->name);
+	m->used = true;
+	m->hash = fk_hash_bytes(m->name->str, m->name->len);
+	return m;
 }
 
 /* Appends ";NAME" for each frame, root first. */
@@ -286,10 +355,16 @@ void collapser_add(struct collapser *c, const struct perf_sample *s)
 
 		if (strmap_get(c->chains[java], s->raw.s, s->raw.len, &names)) {
 			GString *k = c->scratch;
-			g_string_set_size(k, sizeof(names.s));
+			const struct proc_memo *pm = process_name(c, s);
+			/* the key: the chain's cached names' address, then the
+			 * process name; its hash from the name's */
+			uint64_t h = (uint64_t)(uintptr_t)names.s * 0x9e3779b97f4a7c15ULL;
+
+			h = pm->hash ^ h ^ (h >> 29);
+			g_string_set_size(k, sizeof(names.s) + pm->name->len);
 			memcpy(k->str, &names.s, sizeof(names.s));
-			append_process(c, s, k);
-			if (strmap_get(c->entries, k->str, k->len, &hit)) {
+			memcpy(k->str + sizeof(names.s), pm->name->str, pm->name->len);
+			if (strmap_get_hashed(c->entries, h, k->str, k->len, &hit)) {
 				memcpy(&e, hit.s, sizeof(e));
 				fold_table_bump(c->table, e, n, 0);
 				return;
@@ -300,7 +375,7 @@ void collapser_add(struct collapser *c, const struct perf_sample *s)
 				return;
 			}
 			e = fold_table_add(c->table, c->key->str, c->key->len, n);
-			strmap_put(c->entries, k->str, k->len, &e, sizeof(e));
+			strmap_put_hashed(c->entries, h, k->str, k->len, &e, sizeof(e));
 			return;
 		}
 	}
