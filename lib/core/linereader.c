@@ -230,6 +230,51 @@ static inline bool indent_char(char c)
 	return c == ' ' || c == '\t';
 }
 
+static inline size_t ones32(uint32_t m)
+{
+	return ones16(m & 0xffff) + ones16(m >> 16);
+}
+
+/*
+ * One block of fk_skip_indented()'s scan, from its masks: bit k of m_nl
+ * says byte i + k is a '\n', of m_in that the byte after it is an indent,
+ * of m_z that it is a NUL.  Counts the block's line ends into *lines and
+ * sets *last_nl to the last; returns true when the run ends in the block
+ * (at a line end before a line that is not indented, or before the line
+ * holding a NUL, which is not skipped).  popcnt says the caller is
+ * compiled for the popcnt instruction (the table serves otherwise).
+ */
+static inline __attribute__((always_inline)) bool
+skip_block(uint32_t m_nl, uint32_t m_in, uint32_t m_z, size_t i,
+	   size_t *lines, size_t *last_nl, bool popcnt)
+{
+	uint32_t stop = m_nl & ~m_in;
+#define ONES(m) (popcnt ? (size_t)__builtin_popcount(m) : ones32(m))
+
+	if (m_z) {
+		uint32_t before = m_nl & ((m_z & -m_z) - 1);
+		if (!(stop & before)) {
+			*lines += ONES(before);
+			if (before)
+				*last_nl = i + 31 - (size_t)__builtin_clz(before);
+			return true;
+		}
+	}
+	if (stop) {
+		unsigned pos = (unsigned)__builtin_ctz(stop);
+		/* 2u << 31 is 0: the mask is then all ones */
+		*lines += ONES(m_nl & ((2u << pos) - 1));
+		*last_nl = i + pos;
+		return true;
+	}
+	if (m_nl) {
+		*lines += ONES(m_nl);
+		*last_nl = i + 31 - (size_t)__builtin_clz(m_nl);
+	}
+	return false;
+#undef ONES
+}
+
 #if defined(__x86_64__) && defined(__GNUC__)
 #define HAVE_AVX2_PATH 1
 /*
@@ -244,44 +289,22 @@ static bool skip_indented_avx2(const char *base, size_t limit, size_t *ip,
 {
 	const __m256i nl = _mm256_set1_epi8('\n'), sp = _mm256_set1_epi8(' '),
 		      tab = _mm256_set1_epi8('\t'), zero = _mm256_setzero_si256();
-	size_t i = *ip, n = *lines;
+	size_t i;
 
-	for (; i + 33 <= limit; i += 32) {
+	for (i = *ip; i + 33 <= limit; i += 32) {
 		__m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(base + i));
 		__m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(base + i + 1));
 		uint32_t m_nl = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, nl));
 		uint32_t m_in = (uint32_t)_mm256_movemask_epi8(_mm256_or_si256(
 			_mm256_cmpeq_epi8(b, sp), _mm256_cmpeq_epi8(b, tab)));
-		uint32_t stop = m_nl & ~m_in;
 		uint32_t m_z = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, zero));
 
-		if (m_z) {	/* the line holding a NUL is not skipped */
-			uint32_t before = m_nl & (((uint32_t)m_z & -(uint32_t)m_z) - 1);
-			if (!(stop & before)) {
-				n += (size_t)__builtin_popcount(before);
-				if (before)
-					*last_nl = i + 31 - (size_t)__builtin_clz(before);
-				*ip = i;
-				*lines = n;
-				return true;
-			}
-		}
-		if (stop) {
-			unsigned pos = (unsigned)__builtin_ctz(stop);
-			/* 2u << 31 is 0: the mask is then all ones */
-			n += (size_t)__builtin_popcount(m_nl & ((2u << pos) - 1));
-			*last_nl = i + pos;
+		if (skip_block(m_nl, m_in, m_z, i, lines, last_nl, true)) {
 			*ip = i;
-			*lines = n;
 			return true;
-		}
-		if (m_nl) {
-			n += (size_t)__builtin_popcount(m_nl);
-			*last_nl = i + 31 - (size_t)__builtin_clz(m_nl);
 		}
 	}
 	*ip = i;
-	*lines = n;
 	return false;
 }
 
@@ -318,32 +341,13 @@ size_t fk_skip_indented(const char *base, size_t limit, size_t *lines_out)
 		for (; i + 17 <= limit; i += 16) {
 			__m128i a = _mm_loadu_si128((const __m128i *)(base + i));
 			__m128i b = _mm_loadu_si128((const __m128i *)(base + i + 1));
-			unsigned m_nl = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(a, nl));
-			unsigned m_in = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+			uint32_t m_nl = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(a, nl));
+			uint32_t m_in = (uint32_t)_mm_movemask_epi8(_mm_or_si128(
 				_mm_cmpeq_epi8(b, sp), _mm_cmpeq_epi8(b, tab)));
-			unsigned stop = m_nl & ~m_in;
-			unsigned m_z = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(a, zero));
+			uint32_t m_z = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(a, zero));
 
-			if (m_z) {	/* the line holding a NUL is not skipped */
-				unsigned before = m_nl & ((m_z & -m_z) - 1);
-				if (!(stop & before)) {
-					lines += ones16(before);
-					if (before)
-						last_nl = i + 31 - (size_t)__builtin_clz(before);
-					goto done;
-				}
-			}
-			if (stop) {
-				unsigned pos = (unsigned)__builtin_ctz(stop);
-				unsigned upto = m_nl & ((2u << pos) - 1);
-				lines += ones16(upto);
-				last_nl = i + pos;
+			if (skip_block(m_nl, m_in, m_z, i, &lines, &last_nl, false))
 				goto done;
-			}
-			if (m_nl) {
-				lines += ones16(m_nl);
-				last_nl = i + 31 - (size_t)__builtin_clz(m_nl);
-			}
 		}
 	}
 #endif
