@@ -45,7 +45,7 @@ same_as_pipeline "evil.data" "$T/evil.data" "" "" ""
 "$BIN/fgrep-stacks" '' "$T/fp" >"$T/grep" 2>"$T/grep.err"
 cmp -s "$T/fp" "$T/grep" && [ ! -s "$T/grep.err" ] ||
 	fail "fgrep-stacks '' changed the profile: $(diff "$T/fp" "$T/grep" | head -3) $(head -2 "$T/grep.err")"
-total=$(awk '{ s += $NF } END { printf "%d", s }' "$T/fp")
+total=$(awk '{ s += $NF } END { printf "%.0f", s }' "$T/fp")
 "$BIN/kfold" "$T/fp" | "$BIN/fold2svg" --countname=ns >"$T/svg" 2>"$T/svg.err" || fail "kfold | fold2svg failed"
 drawn=$(grep -o '<title>all ([0-9,]* ns' "$T/svg" | tr -dc 0-9)
 [ "$drawn" = "$total" ] || fail "fold2svg draws $drawn ns of $total"

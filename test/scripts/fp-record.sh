@@ -176,19 +176,19 @@ fi
 # On-CPU: each process's total is perf's own sum of its sample periods in
 # the same recording, exactly (independent of the plugin)...
 perf script -i "$A/on.data" -F pid,period 2>/dev/null |
-	awk '{ s[$1] += $2 } END { for (p in s) print p, s[p] }' | sort >"$T/perf-on"
+	awk '{ s[$1] += $2 } END { for (p in s) printf "%s %.0f\n", p, s[p] }' | sort >"$T/perf-on"
 col "$A/index.tsv" on_cpu | sort >"$T/ours-on"
 cmp -s "$T/perf-on" "$T/ours-on" && echo "ok on-CPU totals equal perf's sum of periods: $(tr '\n' ' ' <"$T/ours-on")" ||
 	{ fail "on-CPU totals differ from perf script's"; diff "$T/perf-on" "$T/ours-on" >&2; }
 # ... and the processes add up to the whole profile folded at once
-whole=$(plugin "$A/on.data" 2>/dev/null | awk '{ s += $NF } END { printf "%d", s }')
-sum=$(awk '{ s += $2 } END { printf "%d", s }' "$T/ours-on")
+whole=$(plugin "$A/on.data" 2>/dev/null | awk '{ s += $NF } END { printf "%.0f", s }')
+sum=$(awk '{ s += $2 } END { printf "%.0f", s }' "$T/ours-on")
 [ "$whole" = "$sum" ] && [ "$sum" -gt 0 ] && echo "ok per-process on-CPU totals add up to the whole profile: $sum ns" ||
 	fail "per-process on-CPU totals $sum ns, whole profile $whole ns"
 # Off-CPU: each process's total is the plugin's on the same recording
 plugin "$A/off.data" offcpu pid 2>/dev/null | awk '{
 	split($1, f, ";"); n = split(f[1], a, "-"); s[a[n]] += $NF
-} END { for (p in s) print p, s[p] }' | sort >"$T/plugin-off"
+} END { for (p in s) printf "%s %.0f\n", p, s[p] }' | sort >"$T/plugin-off"
 col "$A/index.tsv" off_cpu | sort >"$T/ours-off"
 if join "$T/ours-off" "$T/plugin-off" | awk -v want="$WANT" '
 	{ n++; d = $2 - $3; if (d < 0) d = -d; if (d > 1000 || $2 <= 0) bad = 1 }
@@ -392,7 +392,14 @@ if command -v unshare >/dev/null && [ "$(id -u)" = 0 ]; then
 	echo \$? >"$T/ns.rc"
 	kill %1
 	EOF
-	unshare --pid --fork --mount-proc bash "$T/ns.sh"
+	# --mount-proc makes / private first, which fails where / is not a
+	# mount point (a chroot): there /proc alone is made private
+	if ! unshare --pid --fork --mount-proc true 2>/dev/null; then
+		sed -i '1i mount --make-rprivate /proc && mount -t proc proc /proc || exit 1' "$T/ns.sh"
+		unshare --pid --fork --mount --propagation unchanged bash "$T/ns.sh"
+	else
+		unshare --pid --fork --mount-proc bash "$T/ns.sh"
+	fi
 	rc=$(cat "$T/ns.rc" 2>/dev/null)
 	[ "$rc" = 0 ] || fail "in a PID namespace: exit $rc: $(tail -2 "$T/ns.err")"
 	grep -q "runs in a PID namespace" "$T/ns.err" || fail "in a PID namespace: not noticed"

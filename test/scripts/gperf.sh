@@ -48,7 +48,7 @@ cc -O2 -g -fno-omit-frame-pointer -pthread "$ROOT/demo/workload.c" -o "$T/worklo
 LD_PRELOAD=$LIBPROFILER CPUPROFILE=$T/w.prof CPUPROFILE_FREQUENCY=1000 "$T/workload" 1 3 >/dev/null 2>&1
 [ -s "$T/w.prof" ] || skip "libprofiler wrote no profile"
 
-total() { awk '{ s += $NF } END { print s + 0 }' "$1"; }
+total() { awk '{ s += $NF } END { printf "%.0f\n", s }' "$1"; }
 
 # The program's own functions (nm), to compare stacks by.
 program_functions() { # executable

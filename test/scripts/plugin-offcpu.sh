@@ -129,8 +129,8 @@ function done() { if (p == pid && st ~ /^[SD]/) { if (l) nl++; if (s) ns++ } }
 $2 == "wait_long" { l = 1 } $2 == "wait_short" { s = 1 }
 END { done(); print nl + 0, ns + 0 }' >"$T/nwaits"
 read -r nlong nshort <"$T/nwaits"
-long=$(awk -v p="sleep-long-$wpid;" 'index($0, p) == 1 && /;wait_long;/ { s += $NF } END { print s + 0 }' "$T/sd.folded")
-short=$(awk -v p="sleep-short-$wpid;" 'index($0, p) == 1 && /;wait_short;/ { s += $NF } END { print s + 0 }' "$T/sd.folded")
+long=$(awk -v p="sleep-long-$wpid;" 'index($0, p) == 1 && /;wait_long;/ { s += $NF } END { printf "%.0f\n", s }' "$T/sd.folded")
+short=$(awk -v p="sleep-short-$wpid;" 'index($0, p) == 1 && /;wait_short;/ { s += $NF } END { printf "%.0f\n", s }' "$T/sd.folded")
 if awk -v l="$long" -v s="$short" -v nl="$nlong" -v ns="$nshort" 'BEGIN {
 	if (nl < 5 || ns < 5) exit 1
 	ml = l / nl; ms = s / ns
@@ -149,8 +149,8 @@ grep -vq ' [0-9]*$' "$T/sd.folded" && fail "a count is not a whole number of mic
 # busy machine made last over 5 ms: how many depends on the load)
 plugin "$T/sw.data" offcpu pid min=5000 >"$T/min.folded" 2>"$T/err" || fail "offcpu min= failed"
 grep -q 'waits under min=5000 us left out' "$T/err" || fail "min=5000: no count of the waits left out"
-long5=$(awk -v p="sleep-long-$wpid;" 'index($0, p) == 1 && /;wait_long;/ { s += $NF } END { print s + 0 }' "$T/min.folded")
-short5=$(awk -v p="sleep-short-$wpid;" 'index($0, p) == 1 && /;wait_short;/ { s += $NF } END { print s + 0 }' "$T/min.folded")
+long5=$(awk -v p="sleep-long-$wpid;" 'index($0, p) == 1 && /;wait_long;/ { s += $NF } END { printf "%.0f\n", s }' "$T/min.folded")
+short5=$(awk -v p="sleep-short-$wpid;" 'index($0, p) == 1 && /;wait_short;/ { s += $NF } END { printf "%.0f\n", s }' "$T/min.folded")
 if awk -v l="$long" -v s="$short" -v l5="$long5" -v s5="$short5" \
 	'BEGIN { exit !(l5 > l * 0.9 && s5 < s) }'; then
 	echo "ok min=5000: wait_long $long5 us, wait_short $short5 us"
@@ -159,8 +159,8 @@ else fail "min=5000: wait_long $long5 of $long us, wait_short $short5 of $short 
 plugin "$T/sw.data" offcpu pid state=R >"$T/r.folded" 2>/dev/null || fail "offcpu state=R failed"
 # (a sleep woken before it began leaves the CPU runnable, in state R:
 # those are rare and short)
-r=$(awk '/;do_nanosleep;schedule;/ { s += $NF } END { print s + 0 }' "$T/r.folded")
-sd=$(awk '/;do_nanosleep;schedule;/ { s += $NF } END { print s + 0 }' "$T/sd.folded")
+r=$(awk '/;do_nanosleep;schedule;/ { s += $NF } END { printf "%.0f\n", s }' "$T/r.folded")
+sd=$(awk '/;do_nanosleep;schedule;/ { s += $NF } END { printf "%.0f\n", s }' "$T/sd.folded")
 if awk -v r="$r" -v s="$sd" 'BEGIN { exit !(s > 0 && r < s / 20) }'; then
 	echo "ok state=R: $r us in nanosleep, against $sd us with S,D"
 else fail "state=R: $r us in nanosleep, against $sd us with S,D"; fi

@@ -78,7 +78,7 @@ if plugin "$T/proc.data" pid "split=$T/split" >"$T/out" 2>"$T/err"; then
 		[ "$f" = "$c-$p.folded" ] || fail "index.tsv: $f is not $c-$p.folded"
 		[ "$s" -gt 0 ] || fail "index.tsv: $f has no samples"
 		[ "$u" = ns ] || fail "index.tsv: $f: unit '$u', not ns"
-		[ "$tot" = "$(awk '{ s += $NF } END { print s }' "$T/split/$f")" ] ||
+		[ "$tot" = "$(awk '{ s += $NF } END { printf "%.0f\n", s }' "$T/split/$f")" ] ||
 			fail "index.tsv: $f: total $tot is not the file's"
 	done
 	grep -q "(counts in ns)" "$T/err" || fail "split=: the unit is not on stderr"
