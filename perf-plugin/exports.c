@@ -31,6 +31,18 @@ struct thread {
 	uint32_t pchain;		/* off-CPU: the wait's pprof chain */
 };
 
+/*
+ * A pprof location as the samples found it; it is made in the profile
+ * (id) only when written, and only if a selected process's sample has it.
+ */
+struct loc {
+	struct fk_str dso;	/* interned by the frame cache */
+	uint64_t addr;
+	const char *names;	/* the folded output's, ';' between inlined */
+	size_t nlen;
+	uint64_t id;		/* 0 until made */
+};
+
 struct exports {
 	struct export_opts o;
 	struct doc *all;		/* speedscope=FILE */
@@ -41,15 +53,16 @@ struct exports {
 	bool typed;			/* the units are known */
 	enum ss_unit unit;
 	struct pprof_builder *pp;
-	struct fk_intern *locs;		/* (dso, sym, address, java) -> index */
-	GArray *loc_ids;		/* uint64_t pprof location, by index */
+	struct fk_intern *locs;		/* (dso, address, java) -> index */
+	GArray *loc_info;		/* struct loc, by index */
+	GStringChunk *loc_names;	/* their names */
 	GHashTable *maps;		/* dso (interned) -> pprof mapping id */
 	/* pprof: a sample's locations are a chain; weights are summed per
 	 * (chain, labels) and added to the profile when it is written */
-	struct fk_intern *chains;	/* location ids -> chain */
-	GHashTable *slot_locs;		/* a frame's pc text -> location */
+	struct fk_intern *chains;	/* location indexes -> chain */
+	GHashTable *slot_locs;		/* a frame's pc text -> location index + 1 */
 	GArray *chain_off;		/* size_t: a chain's first location */
-	GArray *chain_locs;		/* uint64_t location ids, chain after chain */
+	GArray *chain_locs;		/* uint64_t location indexes, chain after chain */
 	struct fk_idmap *pairs;		/* chain << 32 | label set -> i */
 	GArray *pair_weights;		/* fk_count, by i */
 	struct fk_intern *lsets;	/* "PID TID COMM" -> label set */
@@ -112,7 +125,8 @@ struct exports *exports_new(const struct export_opts *o)
 	x->threads = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, thread_free);
 	x->by_tid = g_hash_table_new(g_direct_hash, g_direct_equal);
 	x->locs = fk_intern_new();
-	x->loc_ids = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	x->loc_info = g_array_new(FALSE, FALSE, sizeof(struct loc));
+	x->loc_names = g_string_chunk_new(1 << 14);
 	x->maps = g_hash_table_new(g_direct_hash, g_direct_equal);
 	x->chains = fk_intern_new();
 	x->slot_locs = g_hash_table_new(g_direct_hash, g_direct_equal);
@@ -139,7 +153,8 @@ void exports_free(struct exports *x)
 	g_hash_table_destroy(x->by_tid);
 	pprof_free(x->pp);
 	fk_intern_free(x->locs);
-	g_array_free(x->loc_ids, TRUE);
+	g_array_free(x->loc_info, TRUE);
+	g_string_chunk_free(x->loc_names);
 	g_hash_table_destroy(x->maps);
 	fk_intern_free(x->chains);
 	g_hash_table_destroy(x->slot_locs);
@@ -344,19 +359,19 @@ static struct ss_profile *thread_profile(struct exports *x, struct thread *t,
 
 /* --- pprof */
 
-static uint64_t mapping_of(struct exports *x, const struct perf_frame *f)
+static uint64_t mapping_of(struct exports *x, const struct loc *l)
 {
-	gpointer id = g_hash_table_lookup(x->maps, f->dso.s);
+	gpointer id = g_hash_table_lookup(x->maps, l->dso.s);
 	char *dso;
 	const char *bid;
 
 	if (id)
 		return GPOINTER_TO_SIZE(id);
-	dso = g_strndup(f->dso.s, f->dso.len);
-	bid = frame_cache_build_id(x->o.frames, f->dso.s);
+	dso = g_strndup(l->dso.s, l->dso.len);
+	bid = frame_cache_build_id(x->o.frames, l->dso.s);
 	id = GSIZE_TO_POINTER(pprof_mapping(x->pp, 0, 0, 0, dso, bid));
 	g_free(dso);
-	g_hash_table_insert(x->maps, (gpointer)f->dso.s, id);
+	g_hash_table_insert(x->maps, (gpointer)l->dso.s, id);
 	return GPOINTER_TO_SIZE(id);
 }
 
@@ -374,16 +389,14 @@ static void frame_names(struct exports *x, const struct perf_frame *f, bool java
 /*
  * The location of a frame: cached by its binary (an interned name) and
  * address, which name it whatever the process (a JIT map's name holds
- * its pid; an unknown binary's address is absolute).
+ * its pid; an unknown binary's address is absolute).  Returns its index.
  */
-static uint64_t location_of(struct exports *x, const struct perf_frame *f, bool java)
+static uint32_t location_of(struct exports *x, const struct perf_frame *f, bool java)
 {
 	struct { const char *dso; uint64_t addr; bool java; } k;
 	bool added;
 	uint32_t i;
-	uint64_t id;
-	size_t pos = 0;
-	const char *s;
+	struct loc l;
 
 	memset(&k, 0, sizeof(k));
 	k.dso = f->dso.s;
@@ -391,13 +404,30 @@ static uint64_t location_of(struct exports *x, const struct perf_frame *f, bool 
 	k.java = java;
 	i = fk_intern_id(x->locs, &k, sizeof(k), &added);
 	if (!added)
-		return g_array_index(x->loc_ids, uint64_t, i);
+		return i;
 	frame_names(x, f, java);
+	l.dso = f->dso;
+	l.addr = k.addr;
+	l.names = g_string_chunk_insert_len(x->loc_names, x->names->str, (gssize)x->names->len);
+	l.nlen = x->names->len;
+	l.id = 0;
+	g_array_append_val(x->loc_info, l);
+	return i;
+}
+
+/* Makes location i in the profile, once; returns its id. */
+static uint64_t location_id(struct exports *x, uint32_t i)
+{
+	struct loc *l = &g_array_index(x->loc_info, struct loc, i);
+	size_t pos = 0;
+	const char *s = l->names;
+
+	if (l->id)
+		return l->id;
 	g_array_set_size(x->lines, 0);
-	s = x->names->str;
-	while (pos <= x->names->len) {		/* innermost first */
-		const char *semi = memchr(s + pos, ';', x->names->len - pos), *file = NULL;
-		size_t end = semi ? (size_t)(semi - s) : x->names->len, flen = 0, nl = end - pos;
+	while (pos <= l->nlen) {		/* innermost first */
+		const char *semi = memchr(s + pos, ';', l->nlen - pos), *file = NULL;
+		size_t end = semi ? (size_t)(semi - s) : l->nlen, flen = 0, nl = end - pos;
 		uint32_t line = 0;
 		struct pprof_line ln;
 
@@ -408,10 +438,9 @@ static uint64_t location_of(struct exports *x, const struct perf_frame *f, bool 
 		g_array_prepend_val(x->lines, ln);
 		pos = end + 1;
 	}
-	id = pprof_location(x->pp, mapping_of(x, f), k.addr,
-			    (const struct pprof_line *)(void *)x->lines->data, x->lines->len);
-	g_array_append_val(x->loc_ids, id);
-	return id;
+	l->id = pprof_location(x->pp, mapping_of(x, l), l->addr,
+			       (const struct pprof_line *)(void *)x->lines->data, x->lines->len);
+	return l->id;
 }
 
 /*
@@ -431,10 +460,10 @@ static uint32_t chain_of(struct exports *x, const struct perf_frame *frames,
 	locs = (uint64_t *)(void *)x->chain_key->str;
 	for (size_t i = 0; i < n; i++) {
 		gpointer hit = own ? NULL : g_hash_table_lookup(x->slot_locs, frames[i].pc.s);
-		uint64_t id = hit ? GPOINTER_TO_SIZE(hit) : location_of(x, &frames[i], java);
+		uint64_t id = hit ? GPOINTER_TO_SIZE(hit) - 1 : location_of(x, &frames[i], java);
 
 		if (!hit && !own)
-			g_hash_table_insert(x->slot_locs, (gpointer)frames[i].pc.s, GSIZE_TO_POINTER(id));
+			g_hash_table_insert(x->slot_locs, (gpointer)frames[i].pc.s, GSIZE_TO_POINTER(id + 1));
 		memcpy(&locs[i], &id, sizeof(id));
 	}
 	c = fk_intern_id(x->chains, x->chain_key->str, x->chain_key->len, &added);
@@ -522,12 +551,102 @@ static int write_doc(struct ss_doc *d, const char *path, GError **err)
 	return fk_outfile_close(f, rc == 0, rc == 0 ? err : NULL) < 0 ? -1 : rc;
 }
 
+/* The process, thread and name of pprof's label set i ("PID TID COMM"). */
+static const char *label_text(struct exports *x, uint32_t i, char **text, long *pid, long *tid)
+{
+	struct fk_str ls = fk_intern_str(x->lsets, i);
+	char *comm;
+
+	*text = g_strndup(ls.s, ls.len);
+	*pid = strtol(*text, &comm, 10);
+	*tid = strtol(comm, &comm, 10);
+	return comm + 1;
+}
+
+static void keep_error(GError **first, GError *e)
+{
+	if (!*first)
+		g_propagate_error(first, e);
+	else
+		g_error_free(e);
+}
+
+static int write_pprof(struct exports *x, bool (*selected)(void *data, int pid),
+		       void *data, GError **err)
+{
+	uint32_t npairs = fk_idmap_size(x->pairs);
+	bool *kept = g_new(bool, npairs + 1);
+	GArray *ids = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	struct fk_outfile *f;
+	int rc;
+
+	/* the locations first, in the order the samples found them, as
+	 * pprof numbers its strings in first-use order */
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t i = 0; i < npairs; i++) {
+			uint64_t k = fk_idmap_key(x->pairs, i);
+			uint32_t c = (uint32_t)(k >> 32);
+			char *text;
+			long pid, tid;
+			const char *comm = label_text(x, (uint32_t)k, &text, &pid, &tid);
+			size_t off = g_array_index(x->chain_off, size_t, c);
+			size_t end = c + 1 < x->chain_off->len
+				     ? g_array_index(x->chain_off, size_t, c + 1) : x->chain_locs->len;
+			struct pprof_label l[3] = {
+				{ .key = "comm", .str = comm },
+				{ .key = "pid", .num = pid },
+				{ .key = "tid", .num = tid },
+			};
+
+			if (pass == 0)
+				kept[i] = !selected || selected(data, (int)pid);
+			if (!kept[i]) {
+				g_free(text);
+				continue;
+			}
+			g_array_set_size(ids, 0);
+			for (size_t j = off; j < end; j++) {
+				uint64_t id = location_id(x, (uint32_t)g_array_index(x->chain_locs, uint64_t, j));
+
+				g_array_append_val(ids, id);
+			}
+			/* values are whole: periods, nanoseconds */
+			if (pass == 1)
+				pprof_add(x->pp, (const uint64_t *)(void *)ids->data, ids->len,
+					  l, 3, g_array_index(x->pair_weights, fk_count, i), NULL);
+			g_free(text);
+		}
+	}
+	g_free(kept);
+	g_array_free(ids, TRUE);
+	f = fk_outfile_open(x->o.pprof, err);
+	rc = f ? pprof_write(x->pp, fk_outfile_stream(f), x->o.pprof, err) : -1;
+	if (f && fk_outfile_close(f, rc == 0, rc == 0 ? err : NULL) < 0)
+		rc = -1;
+	return rc;
+}
+
 int exports_write(struct exports *x, const char *(*name_of)(void *data, int pid),
-		  void *data, size_t *nfiles, GError **err)
+		  bool (*selected)(void *data, int pid), void *data, size_t *nfiles,
+		  GError **err)
 {
 	GError *first = NULL, *e = NULL;
 
 	*nfiles = 0;
+	if (x->all && selected) {
+		GHashTableIter it;
+		gpointer v;
+
+		g_hash_table_iter_init(&it, x->threads);
+		while (g_hash_table_iter_next(&it, NULL, &v)) {
+			struct thread *t = v;
+
+			if (t->prof[0] && !selected(data, t->pid)) {
+				ss_profile_drop(t->prof[0]);
+				t->prof[0] = NULL;
+			}
+		}
+	}
 	if (x->all && write_doc(x->all->d, x->o.speedscope, &e) < 0)
 		g_propagate_error(&first, e), e = NULL;
 	if (x->procs) {
@@ -540,6 +659,8 @@ int exports_write(struct exports *x, const char *(*name_of)(void *data, int pid)
 			const char *named = name_of ? name_of(data, d->pid) : NULL;
 			char *file, *path;
 
+			if (selected && !selected(data, d->pid))
+				continue;
 			if (named && strcmp(named, d->comm) != 0) {
 				g_free(d->comm);
 				d->comm = g_strdup(named);
@@ -551,54 +672,16 @@ int exports_write(struct exports *x, const char *(*name_of)(void *data, int pid)
 			g_string_printf(x->tmp, "%s %d", d->comm, d->pid);
 			ss_doc_set_name(d->d, x->tmp->str);
 			path = g_strdup_printf("%s/%s.speedscope.json", x->o.split, file);
-			if (write_doc(d->d, path, &e) < 0) {
-				if (!first)
-					g_propagate_error(&first, e);
-				else
-					g_error_free(e);
-				e = NULL;
-			} else {
+			if (write_doc(d->d, path, &e) < 0)
+				keep_error(&first, e), e = NULL;
+			else
 				(*nfiles)++;
-			}
 			g_free(path);
 			g_free(file);
 		}
 	}
-	if (x->pp) {
-		struct fk_outfile *f;
-		int rc;
-
-		for (uint32_t i = 0; i < fk_idmap_size(x->pairs); i++) {
-			uint64_t k = fk_idmap_key(x->pairs, i);
-			uint32_t c = (uint32_t)(k >> 32);
-			struct fk_str ls = fk_intern_str(x->lsets, (uint32_t)k);
-			char *text = g_strndup(ls.s, ls.len), *comm;
-			long pid = strtol(text, &comm, 10), tid = strtol(comm, &comm, 10);
-			size_t off = g_array_index(x->chain_off, size_t, c);
-			size_t end = c + 1 < x->chain_off->len
-				     ? g_array_index(x->chain_off, size_t, c + 1) : x->chain_locs->len;
-			struct pprof_label l[3] = {
-				{ .key = "comm", .str = comm + 1 },
-				{ .key = "pid", .num = pid },
-				{ .key = "tid", .num = tid },
-			};
-
-			/* values are whole: periods, nanoseconds */
-			pprof_add(x->pp, &g_array_index(x->chain_locs, uint64_t, off), end - off,
-				  l, 3, g_array_index(x->pair_weights, fk_count, i), NULL);
-			g_free(text);
-		}
-		f = fk_outfile_open(x->o.pprof, &e);
-		rc = f ? pprof_write(x->pp, fk_outfile_stream(f), x->o.pprof, &e) : -1;
-		if (f && fk_outfile_close(f, rc == 0, rc == 0 ? &e : NULL) < 0)
-			rc = -1;
-		if (rc < 0 && e) {
-			if (!first)
-				g_propagate_error(&first, e);
-			else
-				g_error_free(e);
-		}
-	}
+	if (x->pp && write_pprof(x, selected, data, &e) < 0 && e)
+		keep_error(&first, e), e = NULL;
 	if (first) {
 		g_propagate_error(err, first);
 		return -1;

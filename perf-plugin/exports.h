@@ -8,7 +8,7 @@
  *	...off-CPU: weight 0 when a wait begins, then, when it is counted:
  *	exports_credit(x, tid, since_ns, ns);      // an offcpu_credit_fn
  *	...at the end:
- *	if (exports_write(x, name_of, data, &nfiles, &err) < 0) ...
+ *	if (exports_write(x, name_of, selected, data, &nfiles, &err) < 0) ...
  *	exports_free(x);
  *
  * speedscope: one "sampled" profile per thread, named "COMM PID/TID"
@@ -82,10 +82,14 @@ void exports_credit(void *x, int tid, uint64_t since, uint64_t ns);
  * A per-process speedscope file is named after name_of(data, pid) when it
  * gives a name (the name of the process's folded file: profiles_name()),
  * else after its main thread's latest sampled name.  *nfiles gets the
- * number of per-process speedscope files.  Returns 0, or -1 with *err set
- * (the first failure; the other files are still written).
+ * number of per-process speedscope files.  selected(data, pid), when
+ * not NULL, says which processes every output holds (comm=, known only at
+ * the end): the others' threads, files and samples are left out, and so
+ * are the frames and locations only they had.  Returns 0, or -1 with *err
+ * set (the first failure; the other files are still written).
  */
 int exports_write(struct exports *x, const char *(*name_of)(void *data, int pid),
-		  void *data, size_t *nfiles, GError **err);
+		  bool (*selected)(void *data, int pid), void *data, size_t *nfiles,
+		  GError **err);
 
 #endif

@@ -634,12 +634,18 @@ static const char *exports_name(void *profiles, int pid)
 	return profiles_name(profiles, pid);
 }
 
+/* Every output holds the processes comm= selects. */
+static bool exports_selected(void *profiles, int pid)
+{
+	return profiles_selected(profiles, pid);
+}
+
 static int write_exports(struct state *st)
 {
 	GError *err = NULL;
 	size_t nfiles;
 
-	if (exports_write(st->ex, exports_name, st->profiles, &nfiles, &err) < 0) {
+	if (exports_write(st->ex, exports_name, exports_selected, st->profiles, &nfiles, &err) < 0) {
 		warn("%s", err->message);
 		g_error_free(err);
 		return -1;

@@ -92,6 +92,16 @@ const char *profiles_name(struct profiles *p, int pid)
 	return pr ? pr->name : NULL;
 }
 
+bool profiles_selected(struct profiles *p, int pid)
+{
+	struct profile *pr;
+
+	if (!p->per_process)
+		return true;
+	pr = g_hash_table_lookup(p->by_pid, GINT_TO_POINTER(pid));
+	return pr && pr->selected;
+}
+
 static void round_entry(struct fold_entry *e, void *data)
 {
 	e->count[0] = (e->count[0] + FK_COUNT_ONE / 2) / FK_COUNT_ONE * FK_COUNT_ONE;

@@ -87,6 +87,12 @@ size_t profiles_finish(struct profiles *p, profiles_name_fn *name_of, void *data
 const char *profiles_name(struct profiles *p, int pid);
 
 /*
+ * Whether profiles_finish() selected process pid (always, when not per
+ * process; never, for a process without samples).
+ */
+bool profiles_selected(struct profiles *p, int pid);
+
+/*
  * "name (pid), ..." for the first max processes with stacks, by pid, and
  * ", ..." if there are more; for messages.  Free with g_free().
  */

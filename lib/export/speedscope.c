@@ -75,6 +75,9 @@ struct ss_doc {
 	VEC(uint32_t) path;		/* for writing */
 	uint32_t last_stack;
 	uint64_t replaced, inexact;
+	bool dropped;			/* a profile was dropped */
+	uint32_t *remap;		/* while writing after a drop: frame ->
+					 * its index in the file, or UINT32_MAX */
 };
 
 bool ss_unit_parse(const char *s, enum ss_unit *unit)
@@ -113,18 +116,20 @@ void ss_doc_set_name(struct ss_doc *d, const char *name)
 	d->name = g_strdup(name);
 }
 
+static void profile_free(struct ss_profile *p)
+{
+	g_free(p->name);
+	g_free(p->stacks.v);
+	g_free(p->weights.v);
+	g_free(p);
+}
+
 void ss_doc_free(struct ss_doc *d)
 {
 	if (!d)
 		return;
-	for (guint i = 0; i < d->profiles->len; i++) {
-		struct ss_profile *p = d->profiles->pdata[i];
-
-		g_free(p->name);
-		g_free(p->stacks.v);
-		g_free(p->weights.v);
-		g_free(p);
-	}
+	for (guint i = 0; i < d->profiles->len; i++)
+		profile_free(d->profiles->pdata[i]);
 	g_ptr_array_free(d->profiles, TRUE);
 	fk_intern_free(d->frames);
 	g_array_free(d->finfo, TRUE);
@@ -245,6 +250,17 @@ void ss_profile_add_weight(struct ss_profile *p, size_t i, fk_count weight)
 {
 	p->weights.v[i] += weight;
 	p->total += weight;
+}
+
+void ss_profile_drop(struct ss_profile *p)
+{
+	struct ss_doc *d = p->doc;
+
+	g_ptr_array_remove(d->profiles, p);
+	if (d->active == p)
+		d->active = NULL;
+	d->dropped = true;
+	profile_free(p);
 }
 
 void ss_profile_set_name(struct ss_profile *p, const char *name)
@@ -419,10 +435,12 @@ static void put(struct out *o, const char *s)
 static void write_frames(struct ss_doc *d, struct out *o)
 {
 	put(o, "\"shared\":{\"frames\":[");
-	for (guint i = 0; i < d->finfo->len; i++) {
+	for (guint i = 0, k = 0; i < d->finfo->len; i++) {
 		const struct frame *f = &g_array_index(d->finfo, struct frame, i);
 
-		put(o, i ? ",\n{\"name\":" : "\n{\"name\":");
+		if (d->remap && d->remap[i] == UINT32_MAX)
+			continue;
+		put(o, k++ ? ",\n{\"name\":" : "\n{\"name\":");
 		put_string(d, o, f->name.s, f->name.len);
 		if (f->file.len) {
 			put(o, ",\"file\":");
@@ -456,7 +474,7 @@ static void write_stack(struct ss_doc *d, struct out *o, uint32_t node, bool fir
 	*p++ = '\n';
 	*p++ = '[';
 	for (size_t k = d->path.n; k-- > 0;) {
-		p = put_u32(p, d->path.v[k]);
+		p = put_u32(p, d->remap ? d->remap[d->path.v[k]] : d->path.v[k]);
 		*p++ = ',';
 	}
 	if (d->path.n)
@@ -513,6 +531,37 @@ static int by_order(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
+/*
+ * After a drop: numbers the frames the written samples use, in their
+ * order, so the file holds no frame of a dropped profile.
+ */
+static uint32_t *frames_in_use(const struct ss_doc *d)
+{
+	uint32_t *remap = g_new(uint32_t, d->finfo->len + 1);
+	guint8 *seen = g_new0(guint8, d->nodes.n + 1);
+	uint32_t n = 0;
+
+	memset(remap, 0xff, (d->finfo->len + 1) * sizeof(*remap));
+	for (guint i = 0; i < d->profiles->len; i++) {
+		const struct ss_profile *p = d->profiles->pdata[i];
+
+		for (size_t j = 0; j < p->stacks.n; j++) {
+			if (!p->weights.v[j])
+				continue;
+			for (uint32_t node = p->stacks.v[j]; node != ROOT && !seen[node];
+			     node = d->nodes.v[node].parent) {
+				seen[node] = 1;
+				remap[d->nodes.v[node].frame] = 0;
+			}
+		}
+	}
+	for (guint i = 0; i < d->finfo->len; i++)
+		if (remap[i] == 0)
+			remap[i] = n++;
+	g_free(seen);
+	return remap;
+}
+
 int ss_doc_write(struct ss_doc *d, FILE *out, const char *name, GError **err)
 {
 	struct out o = { g_string_sized_new(OUT_FLUSH * 2), out, false };
@@ -520,6 +569,8 @@ int ss_doc_write(struct ss_doc *d, FILE *out, const char *name, GError **err)
 
 	d->replaced = d->inexact = 0;
 	g_ptr_array_sort(d->profiles, by_order);
+	if (d->dropped)
+		d->remap = frames_in_use(d);
 	put(&o, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n"
 		"\"exporter\":\"foldkit\",\n\"name\":");
 	put_string(d, &o, d->name, strlen(d->name));
@@ -536,6 +587,8 @@ int ss_doc_write(struct ss_doc *d, FILE *out, const char *name, GError **err)
 	put(&o, "]}\n");
 	flush(&o);
 	g_string_free(o.buf, TRUE);
+	g_free(d->remap);
+	d->remap = NULL;
 	if (o.failed || fflush(out) != 0 || ferror(out)) {
 		fk_error_at(err, FK_ERROR_IO, name, 0, "write error: %s",
 			    g_strerror(errno ? errno : EIO));

@@ -127,6 +127,13 @@ size_t ss_profile_add_stack(struct ss_profile *p, uint32_t stack, fk_count weigh
  */
 void ss_profile_add_weight(struct ss_profile *p, size_t i, fk_count weight);
 
+/*
+ * Removes the profile from its document and frees it; the document is
+ * then written without the frames only dropped profiles used (the other
+ * frames keep their order).
+ */
+void ss_profile_drop(struct ss_profile *p);
+
 /* Renames the profile (a thread that renamed itself); name is copied. */
 void ss_profile_set_name(struct ss_profile *p, const char *name);
 

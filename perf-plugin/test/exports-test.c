@@ -64,7 +64,7 @@ int main(void)
 	exports_credit(x, 11, 300, 4000);
 	exports_credit(x, 11, 400, 9999);		/* nothing pending: ignored */
 	exports_credit(x, 99, 400, 9999);		/* an unknown thread */
-	CHECK(exports_write(x, NULL, NULL, &nfiles, &err) == 0 && nfiles == 0);
+	CHECK(exports_write(x, NULL, NULL, NULL, &nfiles, &err) == 0 && nfiles == 0);
 	exports_free(x);
 	CHECK(g_file_get_contents(path, &json, NULL, NULL));
 	if (json) {

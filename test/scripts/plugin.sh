@@ -164,6 +164,30 @@ plugin "$T/proc.data" pid 'comm=^fkwork$' "split=$T/one" >/dev/null 2>&1
 [ "$(cut -f2 "$T/one/index.tsv" | tr '\n' ' ')" = "comm fkwork " ] && [ "$(ls "$T/one" | wc -l)" = 2 ] ||
 	fail "comm=^fkwork\$ split=: $(ls "$T/one" | tr '\n' ' ')"
 echo "ok pid= and comm= select processes"
+# comm= selects for every output: split= writes no file, speedscope= and
+# pprof= hold no thread, sample or frame of a process it leaves out
+parent=$(awk -F'\t' '$2 == "fkwork" { print $3 }' "$T/split/index.tsv")
+frames() { sed 's/ [^ ]*$//; s/^[^;]*;\{0,1\}//' | tr ';' '\n' | sed '/^$/d' | sort -u; }
+# its threads name their stacks' process frames: "NAME-PID"
+grep "^[^;]*-$parent;" "$T/pid.folded" | frames >"$T/parent.frames"
+frames <"$T/child.want" >"$T/child.frames"
+comm -23 "$T/parent.frames" "$T/child.frames" >"$T/parent.only"
+[ -s "$T/parent.only" ] || fail "the workload's parent has no frame of its own: nothing to check"
+plugin "$T/proc.data" 'comm=^fkwork-ch' "split=$T/sel" "speedscope=$T/sel.json" \
+	"pprof=$T/sel.pb.gz" >/dev/null 2>"$T/err" || fail "comm= with every output: $(head -2 "$T/err")"
+[ "$(ls "$T/sel" | tr '\n' ' ')" = "fkwork-child-$child.folded fkwork-child-$child.speedscope.json index.tsv " ] ||
+	fail "comm=^fkwork-ch split= speedscope: $(ls "$T/sel" | tr '\n' ' ')"
+for json in "$T/sel.json" "$T/sel/fkwork-child-$child.speedscope.json"; do
+	grep -o '"type":"sampled","name":"[^"]*"' "$json" | grep -v "\"fkwork-child $child/[0-9]*\"$" &&
+		fail "comm=^fkwork-ch: $(basename "$json") has a profile of another process"
+	grep -Fxf "$T/parent.only" <(grep -o '^{"name":"[^"]*"' "$json" | cut -d'"' -f4) &&
+		fail "comm=^fkwork-ch: $(basename "$json") has frames of another process"
+done
+"$BIN/pprof-collapse" --tagroot=pid "$T/sel.pb.gz" | cut -d';' -f1 | sort -u >"$T/got"
+[ "$(cat "$T/got")" = "pid=$child" ] || fail "comm=^fkwork-ch: pprof= has samples of pids $(tr '\n' ' ' <"$T/got")"
+grep -Fxf "$T/parent.only" <(gzip -dc "$T/sel.pb.gz" | tr -c '[:alnum:]_.:+-' '\n') &&
+	fail "comm=^fkwork-ch: pprof= has frames of another process"
+[ $FAILED = 0 ] && echo "ok comm= selects for split=, speedscope= and pprof= alike"
 
 # nothing to write, in every output mode: said, status 1, no file made or
 # replaced: a selection matching nothing, a comm= matching nothing, an
