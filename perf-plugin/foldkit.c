@@ -312,7 +312,6 @@ static void fill_sample(struct state *st, struct perf_sample *s,
 			const struct perf_dlfilter_sample *ds, void *ctx,
 			const struct perf_event_attr *attr, const char *comm)
 {
-	const struct perf_frame *f;
 	int n;
 
 	memset(s, 0, sizeof(*s));
@@ -333,11 +332,16 @@ static void fill_sample(struct state *st, struct perf_sample *s,
 	s->has_period = !attr || attr->type != PERF_TYPE_TRACEPOINT;
 	s->period = s->has_period ? ds->period : 1;
 	if (attr && !(attr->sample_type & PERF_SAMPLE_CALLCHAIN))
-		s->nframes = frame_cache_ip(st->frames, ds, ctx, &f);
+		s->nframes = frame_cache_ip(st->frames, ds, ctx);
 	else
-		s->nframes = frame_cache_chain(st->frames, ds, ctx, &f);
-	s->frames = (struct perf_frame *)f;
+		s->nframes = frame_cache_chain(st->frames, ds, ctx);
 	s->file = "perf.data";
+}
+
+/* The sample's frames, copied (see frame_cache_frames()). */
+static void copy_frames(struct state *st, struct perf_sample *s)
+{
+	s->frames = (struct perf_frame *)frame_cache_frames(st->frames);
 }
 
 /*
@@ -425,6 +429,7 @@ static void on_switch(struct state *st, const struct perf_dlfilter_sample *ds,
 		return;
 	}
 	fill_sample(st, &s, ds, ctx, attr, comm);
+	copy_frames(st, &s);
 	collapser_stack_key(pr->c, &s, st->key);
 	offcpu_switch_out(st->off, sw.prev_pid, ds->time, collapser_table(pr->c),
 			  st->key->str, st->key->len, &pr->samples);
@@ -444,6 +449,9 @@ int filter_event(void *data, const struct perf_dlfilter_sample *ds, void *ctx)
 	const char *comm;
 	struct profile *pr;
 	struct perf_sample s;
+	const uint32_t *ids;
+	fk_count n;
+	struct fold_entry *e;
 
 	if (st->failed)
 		return -1;
@@ -474,12 +482,24 @@ int filter_event(void *data, const struct perf_dlfilter_sample *ds, void *ctx)
 		return 1;
 	}
 	fill_sample(st, &s, ds, ctx, attr, comm);
+	ids = frame_cache_chain_ids(st->frames);
+	n = fk_count_from_u64(s.has_period ? s.period : 1);
+	if (ids && s.nframes) {
+		/* a chain seen before is named from the collapser's cache */
+		e = collapser_add_chain(pr->c, &s, frame_cache_chain_id(st->frames), ids,
+					frame_cache_store(st->frames), n);
+		if (e && st->ex) {
+			copy_frames(st, &s);
+			exports_sample(st->ex, ds, attr, comm, e, e->stack, e->len,
+				       s.frames, s.nframes, n);
+		}
+		pr->samples++;
+		return 1;
+	}
+	copy_frames(st, &s);
 	if (st->ex) {
 		/* as collapser_add() folds it (the event is already chosen),
 		 * keeping the key for the other outputs */
-		fk_count n = fk_count_from_u64(s.has_period ? s.period : 1);
-		struct fold_entry *e;
-
 		collapser_stack_key(pr->c, &s, st->key);
 		e = fold_table_add(collapser_table(pr->c), st->key->str, st->key->len, n);
 		exports_sample(st->ex, ds, attr, comm, e, st->key->str, st->key->len,

@@ -1,5 +1,7 @@
 #include "frames.h"
 
+#include "core/strmap.h"
+
 #include <glib.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,11 +14,17 @@
  * whose maps perf keeps changing, so nothing of theirs is cached.
  */
 #define NO_SPACE (UINT64_MAX - 2)
+/*
+ * Whole chains are cached too, by their space and raw entries, so that a
+ * chain seen before costs one lookup, not one per frame; bounded like the
+ * collapser's chain cache (past it, chains are looked up frame by frame).
+ */
+#define CHAIN_CACHE_BYTES (256u << 20)
 
+/* A cached address; its frame is store[id - 1] (id 0: an empty slot). */
 struct slot {
 	uint64_t space, ip;
-	struct perf_frame f;
-	bool used;
+	uint32_t id;
 };
 
 struct thread_rec {
@@ -34,7 +42,16 @@ struct frame_cache {
 	GHashTable *gens;	/* pid -> generation + 1 */
 	GHashTable *build_ids;	/* interned DSO name -> hex build id */
 	uint64_t space;		/* the current sample's user space */
-	GArray *frames;		/* struct perf_frame, the current chain */
+	GArray *store;		/* struct perf_frame, by id: the cached frames */
+	GArray *frames;		/* struct perf_frame, the current chain, when
+				 * asked for or not all cached */
+	GArray *ids;		/* uint32_t, the current chain's frames' ids */
+	bool chain_cached;	/* every frame of the chain is in the store */
+	bool copied;		/* frames holds the current chain */
+	struct strmap *chains;	/* space + raw callchain -> chain id, the
+				 * frames' ids (uint32_t each) */
+	uint32_t nchains, chain_id;	/* the current chain's, or NO_CHAIN */
+	GString *chain_key;
 	GString *scratch;
 	char ipbuf[24];		/* frame_cache_ip()'s address text */
 	struct perf_frame uncached;	/* a NO_SPACE frame */
@@ -59,6 +76,10 @@ struct frame_cache *frame_cache_new(const struct perf_dlfilter_fns *fns,
 	fc->build_ids = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
 	fc->scratch = g_string_sized_new(256);
 	fc->frames = g_array_sized_new(FALSE, FALSE, sizeof(struct perf_frame), 128);
+	fc->chains = strmap_new(CHAIN_CACHE_BYTES);
+	fc->chain_key = g_string_sized_new(1024);
+	fc->store = g_array_sized_new(FALSE, FALSE, sizeof(struct perf_frame), 1 << 12);
+	fc->ids = g_array_sized_new(FALSE, FALSE, sizeof(uint32_t), 128);
 	return fc;
 }
 
@@ -73,6 +94,10 @@ void frame_cache_free(struct frame_cache *fc)
 	g_hash_table_destroy(fc->gens);
 	g_hash_table_destroy(fc->build_ids);
 	g_array_free(fc->frames, TRUE);
+	g_array_free(fc->store, TRUE);
+	g_array_free(fc->ids, TRUE);
+	strmap_free(fc->chains);
+	g_string_free(fc->chain_key, TRUE);
 	g_string_free(fc->scratch, TRUE);
 	g_free(fc);
 }
@@ -121,10 +146,10 @@ static void grow(struct frame_cache *fc)
 	fc->nslots = n * 2;
 	fc->slots = g_new0(struct slot, fc->nslots);
 	for (size_t i = 0; i < n; i++) {
-		if (!old[i].used)
+		if (!old[i].id)
 			continue;
 		size_t j = mix(old[i].space, old[i].ip) & (fc->nslots - 1);
-		while (fc->slots[j].used)
+		while (fc->slots[j].id)
 			j = (j + 1) & (fc->nslots - 1);
 		fc->slots[j] = old[i];
 	}
@@ -221,47 +246,86 @@ static void fill(struct frame_cache *fc, void *ctx, uint64_t space, uint64_t ip,
 		frame_from_al(fc, ip, &al, f);
 }
 
-static const struct perf_frame *resolve(struct frame_cache *fc, void *ctx,
-					uint64_t space, uint64_t ip)
+/* Copies the chain so far (n frames) from the store to frames. */
+static void copy_chain(struct frame_cache *fc, size_t n)
+{
+	const uint32_t *ids = (const uint32_t *)(const void *)fc->ids->data;
+
+	g_array_set_size(fc->frames, 0);
+	for (size_t i = 0; i < n; i++)
+		g_array_append_vals(fc->frames, &g_array_index(fc->store, struct perf_frame, ids[i]), 1);
+	fc->copied = true;
+}
+
+/* Appends the frame of an address in a space to the current chain. */
+static void resolve(struct frame_cache *fc, void *ctx, uint64_t space, uint64_t ip)
 {
 	size_t i = mix(space, ip) & (fc->nslots - 1);
 	struct slot *s;
+	uint32_t id;
 
 	if (space == NO_SPACE) {
 		/* interned: the texts stay as many as the distinct addresses */
+		if (!fc->copied)
+			copy_chain(fc, fc->ids->len);
 		fc->intern = true;
 		fill(fc, ctx, space, ip, &fc->uncached);
 		fc->intern = false;
-		return &fc->uncached;
+		fc->chain_cached = false;
+		g_array_append_val(fc->frames, fc->uncached);
+		id = UINT32_MAX;
+		g_array_append_val(fc->ids, id);
+		return;
 	}
-	while (fc->slots[i].used) {
-		s = &fc->slots[i];
-		if (s->ip == ip && s->space == space) {
-			return &s->f;
-		}
+	while ((s = &fc->slots[i])->id) {
+		if (s->ip == ip && s->space == space)
+			goto found;
 		i = (i + 1) & (fc->nslots - 1);
 	}
 	if ((fc->nused + 1) * 2 > fc->nslots) {
 		grow(fc);
-		return resolve(fc, ctx, space, ip);
+		resolve(fc, ctx, space, ip);
+		return;
 	}
-	s = &fc->slots[i];
-	s->used = true;
 	s->space = space;
 	s->ip = ip;
 	fc->nused++;
-	fill(fc, ctx, space, ip, &s->f);
-	return &s->f;
+	g_array_set_size(fc->store, (guint)fc->nused);
+	fill(fc, ctx, space, ip, &g_array_index(fc->store, struct perf_frame, fc->nused - 1));
+	s->id = (uint32_t)fc->nused;
+found:
+	id = s->id - 1;
+	g_array_append_val(fc->ids, id);
+	if (fc->copied)
+		g_array_append_vals(fc->frames, &g_array_index(fc->store, struct perf_frame, id), 1);
 }
 
 size_t frame_cache_chain(struct frame_cache *fc,
-			 const struct perf_dlfilter_sample *sample, void *ctx,
-			 const struct perf_frame **frames)
+			 const struct perf_dlfilter_sample *sample, void *ctx)
 {
 	uint64_t space = fc->space;
 	unsigned entries = 0;
+	GString *key = fc->chain_key;
+	struct fk_str hit;
 
-	g_array_set_size(fc->frames, 0);
+	g_array_set_size(fc->ids, 0);
+	fc->chain_cached = true;
+	fc->copied = false;
+	/* the raw entries name the same frames in the same space (kernel
+	 * entries in any) until the space's generation changes */
+	if (fc->space != NO_SPACE) {
+		g_string_truncate(key, 0);
+		g_string_append_len(key, (const char *)&fc->space, sizeof(fc->space));
+		g_string_append_len(key, (const char *)sample->raw_callchain,
+				    (gssize)(sample->raw_callchain_nr * sizeof(uint64_t)));
+		if (strmap_get(fc->chains, key->str, key->len, &hit)) {
+			memcpy(&fc->chain_id, hit.s, sizeof(uint32_t));
+			g_array_set_size(fc->ids, (guint)(hit.len / sizeof(uint32_t) - 1));
+			memcpy(fc->ids->data, hit.s + sizeof(uint32_t), hit.len - sizeof(uint32_t));
+			return fc->ids->len;
+		}
+	}
+	fc->chain_id = FRAME_CACHE_NO_CHAIN;
 	for (uint64_t i = 0; i < sample->raw_callchain_nr && entries < fc->max_stack; i++) {
 		uint64_t ip = sample->raw_callchain[i];
 
@@ -278,21 +342,51 @@ size_t frame_cache_chain(struct frame_cache *fc,
 				continue;
 			default:
 				/* guest or corrupt context: perf drops it all */
+				g_array_set_size(fc->ids, 0);
 				g_array_set_size(fc->frames, 0);
-				*frames = NULL;
+				fc->chain_cached = false;
+				fc->copied = true;
 				return 0;
 			}
 		}
 		entries++;
-		g_array_append_vals(fc->frames, resolve(fc, ctx, space, ip), 1);
+		resolve(fc, ctx, space, ip);
 	}
-	*frames = (const struct perf_frame *)(const void *)fc->frames->data;
-	return fc->frames->len;
+	if (fc->space != NO_SPACE && fc->chain_cached && fc->nchains < FRAME_CACHE_NO_CHAIN) {
+		/* the id first, then the frames' */
+		g_array_prepend_val(fc->ids, fc->nchains);
+		if (strmap_put(fc->chains, key->str, key->len, fc->ids->data,
+			       fc->ids->len * sizeof(uint32_t)))
+			fc->chain_id = fc->nchains++;
+		g_array_remove_index(fc->ids, 0);
+	}
+	return fc->ids->len;
+}
+
+const struct perf_frame *frame_cache_frames(struct frame_cache *fc)
+{
+	if (!fc->copied)
+		copy_chain(fc, fc->ids->len);
+	return (const struct perf_frame *)(const void *)fc->frames->data;
+}
+
+const struct perf_frame *frame_cache_store(const struct frame_cache *fc)
+{
+	return (const struct perf_frame *)(const void *)fc->store->data;
+}
+
+uint32_t frame_cache_chain_id(const struct frame_cache *fc)
+{
+	return fc->chain_cached ? fc->chain_id : FRAME_CACHE_NO_CHAIN;
+}
+
+const uint32_t *frame_cache_chain_ids(const struct frame_cache *fc)
+{
+	return fc->chain_cached ? (const uint32_t *)(const void *)fc->ids->data : NULL;
 }
 
 size_t frame_cache_ip(struct frame_cache *fc,
-		      const struct perf_dlfilter_sample *sample, void *ctx,
-		      const struct perf_frame **frames)
+		      const struct perf_dlfilter_sample *sample, void *ctx)
 {
 	const struct perf_dlfilter_al *al = fc->fns->resolve_ip(ctx);
 	struct perf_frame f;
@@ -319,6 +413,8 @@ size_t frame_cache_ip(struct frame_cache *fc,
 	}
 	g_array_set_size(fc->frames, 0);
 	g_array_append_val(fc->frames, f);
-	*frames = (const struct perf_frame *)(const void *)fc->frames->data;
+	g_array_set_size(fc->ids, 0);
+	fc->chain_cached = false;
+	fc->copied = true;
 	return 1;
 }

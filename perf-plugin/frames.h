@@ -5,9 +5,12 @@
  *
  *	struct frame_cache *fc = frame_cache_new(fns, 127);
  *	...in filter_event():
- *	const struct perf_frame *f;
- *	size_t n = frame_cache_chain(fc, sample, ctx, &f);
+ *	size_t n = frame_cache_chain(fc, sample, ctx);
+ *	const struct perf_frame *f = frame_cache_frames(fc);
  *	...f[0] is the leaf; valid until the next call...
+ *	...or, without copying the frames, their ids:
+ *	const uint32_t *ids = frame_cache_chain_ids(fc);
+ *	...frame_cache_store(fc)[ids[0]] is the leaf...
  *	frame_cache_free(fc);
  *
  * The walk is perf's (tools/perf/util/machine.c, callee order): entries at
@@ -55,13 +58,47 @@ void frame_cache_note_comm(struct frame_cache *fc, int pid, int tid,
 			   const char *comm);
 
 /*
- * Fills *frames (leaf first) with the frames perf script prints for the
- * sample's callchain and returns how many.  The frames, and the strings
- * they point to, belong to the cache; the array is reused by the next call.
+ * Resolves the frames perf script prints for the sample's callchain and
+ * returns how many; frame_cache_frames() gives them, frame_cache_chain_ids()
+ * their ids.
  */
 size_t frame_cache_chain(struct frame_cache *fc,
-			 const struct perf_dlfilter_sample *sample, void *ctx,
-			 const struct perf_frame **frames);
+			 const struct perf_dlfilter_sample *sample, void *ctx);
+
+/*
+ * The frames of the last frame_cache_chain() or frame_cache_ip(), leaf
+ * first.  The frames, and the strings they point to, belong to the cache;
+ * the array is reused by the next call.  (Copied on the first call for a
+ * chain: a caller that needs only their names can use the ids instead.)
+ */
+const struct perf_frame *frame_cache_frames(struct frame_cache *fc);
+
+/*
+ * The cached frames, by id: valid until the next frame_cache_chain() or
+ * frame_cache_ip() (the array may move when it grows; the strings never
+ * do).
+ */
+const struct perf_frame *frame_cache_store(const struct frame_cache *fc);
+
+/*
+ * After frame_cache_chain(): an id for each of its frames, its index in
+ * frame_cache_store(), numbered from 0 in the order they were made: the same for
+ * the same frame, different for any other (an entry is never reused: a
+ * process's new generation gets new ones; see collapser_add_chain()).
+ * NULL when a frame was not cached (a thread without a pid) or after
+ * frame_cache_ip().  Valid until the next call.
+ */
+const uint32_t *frame_cache_chain_ids(const struct frame_cache *fc);
+
+/*
+ * After frame_cache_chain(): the chain's id, one per distinct raw chain
+ * of a space, numbered from 0 in the order they were first seen (chains
+ * with one id have the same frame ids);
+ * FRAME_CACHE_NO_CHAIN when frame_cache_chain_ids() is NULL or the chain
+ * cache is full (then only the ids name the chain).
+ */
+#define FRAME_CACHE_NO_CHAIN UINT32_MAX
+uint32_t frame_cache_chain_id(const struct frame_cache *fc);
 
 /*
  * The build id of a DSO, as lowercase hex, or NULL when perf gave none;
@@ -74,7 +111,6 @@ const char *frame_cache_build_id(const struct frame_cache *fc, const char *dso);
  * sample's own address, resolved by resolve_ip().
  */
 size_t frame_cache_ip(struct frame_cache *fc,
-		      const struct perf_dlfilter_sample *sample, void *ctx,
-		      const struct perf_frame **frames);
+		      const struct perf_dlfilter_sample *sample, void *ctx);
 
 #endif

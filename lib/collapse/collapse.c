@@ -1,5 +1,6 @@
 #include "collapse/collapse.h"
 
+#include "core/intern.h"
 #include "core/strmap.h"
 
 #include <string.h>
@@ -33,6 +34,12 @@ struct collapser {
 				   hashing the whole stack per sample */
 	GString *scratch;
 	GArray *frames;		/* scratch for parsing */
+	/* collapser_add_chain(): a frame id -> its ";NAME", or NULL */
+	GPtrArray *frame_names[2];
+	GStringChunk *names;
+	struct fk_idmap *chain_ids;	/* chain id << 1 | java -> i */
+	GArray *chain_names;		/* struct fk_str, by i: its names */
+	GString *names_buf;
 	/*
 	 * The last PROC_MEMOS process names made, by the comm, pid and tid
 	 * they were made from: samples of a few threads interleave, and the
@@ -85,6 +92,12 @@ struct collapser *collapser_new(const struct collapse_opts *opts)
 		c->proc[i].from = g_string_new(NULL);
 		c->proc[i].name = g_string_new(NULL);
 	}
+	c->frame_names[0] = g_ptr_array_new();
+	c->frame_names[1] = g_ptr_array_new();
+	c->names = g_string_chunk_new(1 << 16);
+	c->chain_ids = fk_idmap_new();
+	c->chain_names = g_array_new(FALSE, FALSE, sizeof(struct fk_str));
+	c->names_buf = g_string_sized_new(1024);
 	return c;
 }
 
@@ -104,6 +117,12 @@ void collapser_free(struct collapser *c)
 		g_string_free(c->proc[i].name, TRUE);
 	}
 	g_array_free(c->frames, TRUE);
+	g_ptr_array_free(c->frame_names[0], TRUE);
+	g_ptr_array_free(c->frame_names[1], TRUE);
+	g_string_chunk_free(c->names);
+	fk_idmap_free(c->chain_ids);
+	g_array_free(c->chain_names, TRUE);
+	g_string_free(c->names_buf, TRUE);
 	g_hash_table_destroy(c->event_index);
 	g_string_free(c->evname, TRUE);
 	fold_table_free(c->table);
@@ -385,6 +404,125 @@ void collapser_add(struct collapser *c, const struct perf_sample *s)
 		return;
 	}
 	fold_table_add(c->table, c->key->str, c->key->len, n);
+}
+
+/*
+ * append_frames() for frames with ids, each frame named once: without an
+ * inliner a frame's name is its own (with one, an inlined frame's depends
+ * on its neighbour).
+ */
+static void append_frames_by_id(struct collapser *c, const struct perf_frame *by_id,
+				const uint32_t *ids, size_t n, bool java, GString *key)
+{
+	GPtrArray *names = c->frame_names[java];
+
+	if (c->o.inliner) {
+		g_array_set_size(c->frames, 0);
+		for (size_t i = 0; i < n; i++)
+			g_array_append_vals(c->frames, &by_id[ids[i]], 1);
+		append_frames(c, (const struct perf_frame *)(const void *)c->frames->data, n,
+			      java, key);
+		return;
+	}
+	for (size_t i = n; i-- > 0;) {
+		const char *name;
+
+		if (ids[i] >= names->len)
+			g_ptr_array_set_size(names, (guint)ids[i] + 1);
+		name = names->pdata[ids[i]];
+		if (!name) {
+			size_t from = key->len;
+
+			g_string_append_c(key, ';');
+			frame_name_append(key, &c->o.names, &by_id[ids[i]], java);
+			names->pdata[ids[i]] = g_string_chunk_insert_len(c->names, key->str + from,
+									 (gssize)(key->len - from));
+			continue;
+		}
+		g_string_append(key, name);
+	}
+}
+
+/*
+ * The names of a chain of frame ids, cached by the ids (so one chain's
+ * names have one address), and by the caller's chain id (one lookup of a
+ * number); false when the cache is full and *names are only for now.
+ */
+static bool chain_names(struct collapser *c, uint32_t chain, const uint32_t *ids,
+			size_t n, const struct perf_frame *by_id, bool java,
+			struct fk_str *names)
+{
+	size_t len = n * sizeof(*ids);
+	bool added = false;
+	uint32_t i = 0;
+
+	if (chain != COLLAPSE_NO_CHAIN) {
+		i = fk_idmap_id(c->chain_ids, (uint64_t)chain << 1 | java, &added);
+		if (!added) {
+			*names = g_array_index(c->chain_names, struct fk_str, i);
+			return true;
+		}
+	}
+	if (!strmap_get(c->chains[java], ids, len, names)) {
+		g_string_truncate(c->names_buf, 0);
+		append_frames_by_id(c, by_id, ids, n, java, c->names_buf);
+		if (!strmap_put(c->chains[java], ids, len, c->names_buf->str, c->names_buf->len) ||
+		    !strmap_get(c->chains[java], ids, len, names)) {
+			/* the cache is full: the chain is named every time */
+			*names = (struct fk_str){ c->names_buf->str, c->names_buf->len };
+			if (added) {
+				struct fk_str none = { NULL, 0 };
+
+				g_array_append_val(c->chain_names, none);
+			}
+			return false;
+		}
+	}
+	if (added)
+		g_array_append_val(c->chain_names, *names);
+	return true;
+}
+
+struct fold_entry *collapser_add_chain(struct collapser *c, const struct perf_sample *s,
+				      uint32_t chain, const uint32_t *ids,
+				      const struct perf_frame *by_id, fk_count n)
+{
+	bool java = s->comm.len == 4 && memcmp(s->comm.s, "java", 4) == 0;
+	struct fk_str names, hit;
+	struct fold_entry *e;
+	GString *k = c->scratch;
+	bool cached;
+
+	if (s->event.len && !count_event(c, s->event))
+		return NULL;
+	cached = chain_names(c, chain, ids, s->nframes, by_id, java, &names);
+	/* the names' address stands for the chain: the entry of a chain
+	 * and a process name is found without building the key */
+	g_string_truncate(k, 0);
+	g_string_append_len(k, (const char *)&names.s, sizeof(names.s));
+	append_process(c, s, k);
+	if (cached && strmap_get(c->entries, k->str, k->len, &hit)) {
+		memcpy(&e, hit.s, sizeof(e));
+		fold_table_bump(c->table, e, n, 0);
+		return e;
+	}
+	/* the key as collapser_stack_key() makes it, from the names */
+	g_string_truncate(c->key, 0);
+	g_string_append_len(c->key, k->str + sizeof(names.s), (gssize)(k->len - sizeof(names.s)));
+	g_string_append_len(c->key, names.s, (gssize)names.len);
+	if (!s->comm.len && c->key->len) {
+		g_string_erase(c->key, 0, 1);
+		if (c->key->len && c->key->str[0] == '#')
+			c->key->str[0] = '_';
+	}
+	if (c->key->len == 0) {
+		skip_empty(c, s);
+		return NULL;
+	}
+	e = fold_table_add(c->table, c->key->str, c->key->len, n);
+	if (cached)
+		strmap_put(c->entries, k->str, k->len, &e, sizeof(e));
+	return e;
 }
 
 char *collapser_event_note(const struct collapser *c)

@@ -64,6 +64,26 @@ void collapser_free(struct collapser *c);
 /* Folds one sample into the table (or counts it as filtered out). */
 void collapser_add(struct collapser *c, const struct perf_sample *s);
 
+/*
+ * collapser_add() for a sample whose s->nframes frames (leaf first) are
+ * given by ids: frame i is by_id[ids[i]] (s->frames is not used); an id
+ * names one frame for the collapser's whole life (the perf plugin: its
+ * frame cache's entries), small numbers from 0 (a table is indexed by
+ * them).  chain, unless COLLAPSE_NO_CHAIN, is a number the caller gives
+ * only to chains of the same ids: it finds them in one lookup.  Each
+ * frame is named once, each chain of ids once; a chain seen before, for
+ * a process name seen with it, goes straight to its entry without
+ * building the key.  Without an inliner a frame's name is its own; with
+ * one, a chain is named as collapser_add() names it.  Counts n; returns the
+ * stack's entry, or NULL when the sample is left out (another event,
+ * nothing to name it by).  Memory grows with the distinct frames and
+ * chains (the chain cache is bounded), not with the samples.
+ */
+#define COLLAPSE_NO_CHAIN UINT32_MAX
+struct fold_entry *collapser_add_chain(struct collapser *c, const struct perf_sample *s,
+				      uint32_t chain, const uint32_t *ids,
+				      const struct perf_frame *by_id, fk_count n);
+
 /* The table of folded stacks; owned by c. */
 struct fold_table *collapser_table(struct collapser *c);
 
