@@ -61,7 +61,29 @@ struct state {
 				 * sample's tid (they differ in a PID namespace) */
 	bool failed;
 	char pidbuf[16], tidbuf[16];
+	/* per sample, what the sample before had: nearly all repeat it */
+	int pid_of_buf, tid_of_buf;	/* what pidbuf, tidbuf hold (-1: none) */
+	size_t pidlen, tidlen;
+	const struct perf_event_attr *attr_ok;	/* the last checked */
 };
+
+/* "%d" of v into buf (16 bytes); returns the length. */
+static size_t format_int(char *buf, int v)
+{
+	char tmp[16];
+	size_t n = 0, len = 0;
+	unsigned u = v < 0 ? 0u - (unsigned)v : (unsigned)v;
+
+	do
+		tmp[n++] = (char)('0' + u % 10);
+	while ((u /= 10) != 0);
+	if (v < 0)
+		buf[len++] = '-';
+	while (n)
+		buf[len++] = tmp[--n];
+	buf[len] = '\0';
+	return len;
+}
 
 static void warn(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 /* names in messages come from the profiled programs: see core/textesc.h */
@@ -203,6 +225,7 @@ int start(void **data, void *ctx)
 	GError *err = NULL;
 
 	plugin_opts_init(&st->o);
+	st->pid_of_buf = st->tid_of_buf = -1;
 	st->key = g_string_sized_new(1024);
 	st->dropped = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	st->attrs_ok = g_hash_table_new(g_direct_hash, g_direct_equal);
@@ -270,8 +293,12 @@ int start(void **data, void *ctx)
 static bool check_attr(struct state *st, const struct perf_event_attr *attr,
 		       const char *event)
 {
-	if (!attr || g_hash_table_contains(st->attrs_ok, attr))
+	if (!attr || attr == st->attr_ok)
 		return true;
+	if (g_hash_table_contains(st->attrs_ok, attr)) {
+		st->attr_ok = attr;
+		return true;
+	}
 	if (attr->sample_type & (PERF_SAMPLE_STACK_USER | PERF_SAMPLE_REGS_USER)) {
 		warn("'%s' was recorded with --call-graph dwarf: perf gives a dlfilter "
 		     "only the kernel part of such stacks, so they cannot be folded here; "
@@ -291,6 +318,7 @@ static bool check_attr(struct state *st, const struct perf_event_attr *attr,
 		return false;
 	}
 	g_hash_table_add(st->attrs_ok, (gpointer)attr);
+	st->attr_ok = attr;
 	return true;
 }
 
@@ -312,17 +340,21 @@ static void fill_sample(struct state *st, struct perf_sample *s,
 			const struct perf_dlfilter_sample *ds, void *ctx,
 			const struct perf_event_attr *attr, const char *comm)
 {
-	int n;
-
 	memset(s, 0, sizeof(*s));
 	s->comm.s = comm;
 	s->comm.len = strlen(comm);
-	n = snprintf(st->pidbuf, sizeof(st->pidbuf), "%d", ds->pid);
+	if (ds->pid != st->pid_of_buf || st->pid_of_buf < 0) {
+		st->pidlen = format_int(st->pidbuf, ds->pid);
+		st->pid_of_buf = ds->pid;
+	}
 	s->pid.s = st->pidbuf;
-	s->pid.len = (size_t)n;
-	n = snprintf(st->tidbuf, sizeof(st->tidbuf), "%d", ds->tid);
+	s->pid.len = st->pidlen;
+	if (ds->tid != st->tid_of_buf || st->tid_of_buf < 0) {
+		st->tidlen = format_int(st->tidbuf, ds->tid);
+		st->tid_of_buf = ds->tid;
+	}
 	s->tid.s = st->tidbuf;
-	s->tid.len = (size_t)n;
+	s->tid.len = st->tidlen;
 	s->event.s = ds->event;
 	s->event.len = strlen(ds->event);
 	/*
@@ -389,7 +421,9 @@ int filter_event_early(void *data, const struct perf_dlfilter_sample *ds, void *
 	st->read++;
 	if (ds->time > st->last_time)
 		st->last_time = ds->time;
-	if (!st->off || strcmp(ds->event, SCHED_SWITCH) != 0)
+	if (!st->off)
+		return 0;
+	if (strcmp(ds->event, SCHED_SWITCH) != 0)
 		return 0;
 	st->switches++;
 	if (!check_sampling(perf_dlfilter_fns.attr(ctx))) {
@@ -418,6 +452,7 @@ static void on_switch(struct state *st, const struct perf_dlfilter_sample *ds,
 {
 	struct sched_switch sw;
 	struct perf_sample s;
+	const uint32_t *ids;
 
 	if (!offcpu_decode(st->off, ds->raw_data, ds->raw_size, &sw) ||
 	    !offcpu_wanted(st->off, &sw))
@@ -429,11 +464,18 @@ static void on_switch(struct state *st, const struct perf_dlfilter_sample *ds,
 		return;
 	}
 	fill_sample(st, &s, ds, ctx, attr, comm);
-	copy_frames(st, &s);
-	collapser_stack_key(pr->c, &s, st->key);
+	ids = frame_cache_chain_ids(st->frames);
+	if (ids && s.nframes) {
+		collapser_chain_key(pr->c, &s, frame_cache_chain_id(st->frames), ids,
+				    frame_cache_store(st->frames), st->key);
+	} else {
+		copy_frames(st, &s);
+		collapser_stack_key(pr->c, &s, st->key);
+	}
 	offcpu_switch_out(st->off, sw.prev_pid, ds->time, collapser_table(pr->c),
 			  st->key->str, st->key->len, &pr->samples);
 	if (st->ex) {	/* weighed when the wait is counted */
+		copy_frames(st, &s);
 		g_hash_table_insert(st->sample_tid, GINT_TO_POINTER(sw.prev_pid),
 				    GINT_TO_POINTER(ds->tid));
 		exports_sample(st->ex, ds, attr, comm, NULL, st->key->str, st->key->len,

@@ -39,6 +39,8 @@ struct frame_cache {
 	GStringChunk *strings;	/* symbol and address texts */
 	GStringChunk *names;	/* DSO names and thread names, interned */
 	GHashTable *threads;	/* tid -> struct thread_rec */
+	int last_pid, last_tid;	/* the last sample's thread, or -1 */
+	struct thread_rec *last;
 	GHashTable *gens;	/* pid -> generation + 1 */
 	GHashTable *build_ids;	/* interned DSO name -> hex build id */
 	uint64_t space;		/* the current sample's user space */
@@ -72,6 +74,7 @@ struct frame_cache *frame_cache_new(const struct perf_dlfilter_fns *fns,
 	fc->strings = g_string_chunk_new(1 << 16);
 	fc->names = g_string_chunk_new(1 << 12);
 	fc->threads = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+	fc->last_tid = -1;
 	fc->gens = g_hash_table_new(g_direct_hash, g_direct_equal);
 	fc->build_ids = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
 	fc->scratch = g_string_sized_new(256);
@@ -106,11 +109,14 @@ void frame_cache_note_comm(struct frame_cache *fc, int pid, int tid,
 			   const char *comm)
 {
 	gpointer key = GINT_TO_POINTER(tid);
-	struct thread_rec *t = g_hash_table_lookup(fc->threads, key);
+	struct thread_rec *t;
 	guint gen;
 
 	if (!comm)
 		comm = "";
+	if (tid == fc->last_tid && pid == fc->last_pid && strcmp(fc->last->comm, comm) == 0)
+		return;		/* fc->space is this thread's already */
+	t = g_hash_table_lookup(fc->threads, key);
 	if (!t) {
 		t = g_new0(struct thread_rec, 1);
 		t->comm = g_string_chunk_insert_const(fc->names, comm);
@@ -126,6 +132,9 @@ void frame_cache_note_comm(struct frame_cache *fc, int pid, int tid,
 	}
 	gen = GPOINTER_TO_UINT(g_hash_table_lookup(fc->gens, GINT_TO_POINTER(pid)));
 	fc->space = pid > 0 ? (uint64_t)gen << 32 | (uint32_t)pid : NO_SPACE;
+	fc->last_pid = pid;
+	fc->last_tid = tid;
+	fc->last = t;
 }
 
 static inline uint64_t mix(uint64_t space, uint64_t ip)

@@ -22,6 +22,12 @@ struct event_count {
 
 #define PROC_MEMOS 4
 
+/* A chain numbered by the caller (collapser_add_chain()) */
+struct chain_rec {
+	struct fk_str names;
+	struct fold_entry *last;	/* its latest sample's entry, or NULL */
+};
+
 struct collapser {
 	struct collapse_opts o;
 	struct fold_table *table;
@@ -38,7 +44,7 @@ struct collapser {
 	GPtrArray *frame_names[2];
 	GStringChunk *names;
 	struct fk_idmap *chain_ids;	/* chain id << 1 | java -> i */
-	GArray *chain_names;		/* struct fk_str, by i: its names */
+	GArray *chain_names;		/* struct chain_rec, by i */
 	GString *names_buf;
 	/*
 	 * The last PROC_MEMOS process names made, by the comm, pid and tid
@@ -96,7 +102,7 @@ struct collapser *collapser_new(const struct collapse_opts *opts)
 	c->frame_names[1] = g_ptr_array_new();
 	c->names = g_string_chunk_new(1 << 16);
 	c->chain_ids = fk_idmap_new();
-	c->chain_names = g_array_new(FALSE, FALSE, sizeof(struct fk_str));
+	c->chain_names = g_array_new(FALSE, FALSE, sizeof(struct chain_rec));
 	c->names_buf = g_string_sized_new(1024);
 	return c;
 }
@@ -446,21 +452,25 @@ static void append_frames_by_id(struct collapser *c, const struct perf_frame *by
 /*
  * The names of a chain of frame ids, cached by the ids (so one chain's
  * names have one address), and by the caller's chain id (one lookup of a
- * number); false when the cache is full and *names are only for now.
+ * number; *rec gets its record, or NULL); false when the cache is full
+ * and *names are only for now.
  */
 static bool chain_names(struct collapser *c, uint32_t chain, const uint32_t *ids,
 			size_t n, const struct perf_frame *by_id, bool java,
-			struct fk_str *names)
+			struct fk_str *names, struct chain_rec **rec)
 {
 	size_t len = n * sizeof(*ids);
 	bool added = false;
 	uint32_t i = 0;
+	struct chain_rec r = { { NULL, 0 }, NULL };
 
+	*rec = NULL;
 	if (chain != COLLAPSE_NO_CHAIN) {
 		i = fk_idmap_id(c->chain_ids, (uint64_t)chain << 1 | java, &added);
 		if (!added) {
-			*names = g_array_index(c->chain_names, struct fk_str, i);
-			return true;
+			*rec = &g_array_index(c->chain_names, struct chain_rec, i);
+			*names = (*rec)->names;
+			return (*rec)->names.s != NULL;
 		}
 	}
 	if (!strmap_get(c->chains[java], ids, len, names)) {
@@ -470,16 +480,16 @@ static bool chain_names(struct collapser *c, uint32_t chain, const uint32_t *ids
 		    !strmap_get(c->chains[java], ids, len, names)) {
 			/* the cache is full: the chain is named every time */
 			*names = (struct fk_str){ c->names_buf->str, c->names_buf->len };
-			if (added) {
-				struct fk_str none = { NULL, 0 };
-
-				g_array_append_val(c->chain_names, none);
-			}
+			if (added)
+				g_array_append_val(c->chain_names, r);
 			return false;
 		}
 	}
-	if (added)
-		g_array_append_val(c->chain_names, *names);
+	if (added) {
+		r.names = *names;
+		g_array_append_val(c->chain_names, r);
+		*rec = &g_array_index(c->chain_names, struct chain_rec, i);
+	}
 	return true;
 }
 
@@ -490,25 +500,39 @@ struct fold_entry *collapser_add_chain(struct collapser *c, const struct perf_sa
 	bool java = s->comm.len == 4 && memcmp(s->comm.s, "java", 4) == 0;
 	struct fk_str names, hit;
 	struct fold_entry *e;
+	struct chain_rec *rec;
 	GString *k = c->scratch;
+	const char *proc;
+	size_t plen;
 	bool cached;
 
 	if (s->event.len && !count_event(c, s->event))
 		return NULL;
-	cached = chain_names(c, chain, ids, s->nframes, by_id, java, &names);
+	cached = chain_names(c, chain, ids, s->nframes, by_id, java, &names, &rec);
 	/* the names' address stands for the chain: the entry of a chain
 	 * and a process name is found without building the key */
 	g_string_truncate(k, 0);
 	g_string_append_len(k, (const char *)&names.s, sizeof(names.s));
 	append_process(c, s, k);
+	proc = k->str + sizeof(names.s);
+	plen = k->len - sizeof(names.s);
+	/* most often the chain's previous sample's process: its key is the
+	 * process name, then the chain's names */
+	if (rec && (e = rec->last) && s->comm.len && e->len == plen + names.len &&
+	    memcmp(e->stack, proc, plen) == 0) {
+		fold_table_bump(c->table, e, n, 0);
+		return e;
+	}
 	if (cached && strmap_get(c->entries, k->str, k->len, &hit)) {
 		memcpy(&e, hit.s, sizeof(e));
 		fold_table_bump(c->table, e, n, 0);
+		if (rec)
+			rec->last = e;
 		return e;
 	}
 	/* the key as collapser_stack_key() makes it, from the names */
 	g_string_truncate(c->key, 0);
-	g_string_append_len(c->key, k->str + sizeof(names.s), (gssize)(k->len - sizeof(names.s)));
+	g_string_append_len(c->key, proc, (gssize)plen);
 	g_string_append_len(c->key, names.s, (gssize)names.len);
 	if (!s->comm.len && c->key->len) {
 		g_string_erase(c->key, 0, 1);
@@ -520,9 +544,33 @@ struct fold_entry *collapser_add_chain(struct collapser *c, const struct perf_sa
 		return NULL;
 	}
 	e = fold_table_add(c->table, c->key->str, c->key->len, n);
-	if (cached)
+	if (cached) {
 		strmap_put(c->entries, k->str, k->len, &e, sizeof(e));
+		if (rec)
+			rec->last = e;
+	}
 	return e;
+}
+
+void collapser_chain_key(struct collapser *c, const struct perf_sample *s,
+			 uint32_t chain, const uint32_t *ids,
+			 const struct perf_frame *by_id, GString *key)
+{
+	bool java = s->comm.len == 4 && memcmp(s->comm.s, "java", 4) == 0;
+	struct fk_str names;
+	struct chain_rec *rec;
+
+	chain_names(c, chain, ids, s->nframes, by_id, java, &names, &rec);
+	g_string_truncate(key, 0);
+	if (s->comm.len)
+		append_process(c, s, key);
+	g_string_append_len(key, names.s, (gssize)names.len);
+	/* as collapser_stack_key() */
+	if (!s->comm.len && key->len) {
+		g_string_erase(key, 0, 1);
+		if (key->len && key->str[0] == '#')
+			key->str[0] = '_';
+	}
 }
 
 char *collapser_event_note(const struct collapser *c)

@@ -84,6 +84,15 @@ struct fold_entry *collapser_add_chain(struct collapser *c, const struct perf_sa
 				      uint32_t chain, const uint32_t *ids,
 				      const struct perf_frame *by_id, fk_count n);
 
+/*
+ * The stack key collapser_add_chain() would count the sample under,
+ * without counting it (the perf plugin's off-CPU waits are counted when
+ * they end).
+ */
+void collapser_chain_key(struct collapser *c, const struct perf_sample *s,
+			 uint32_t chain, const uint32_t *ids,
+			 const struct perf_frame *by_id, GString *key);
+
 /* The table of folded stacks; owned by c. */
 struct fold_table *collapser_table(struct collapser *c);
 
