@@ -40,8 +40,18 @@ struct collapser {
 				   hashing the whole stack per sample */
 	GString *scratch;
 	GArray *frames;		/* scratch for parsing */
-	/* collapser_add_chain(): a frame id -> its ";NAME", or NULL */
-	GPtrArray *frame_names[2];
+	/*
+	 * collapser_add_chain(): a frame id -> its name id + 1 (0: not named
+	 * yet); name ids number the distinct ";NAME"s, so chains are cached
+	 * by their names' ids, 4 bytes a frame, not by the names' text.
+	 */
+	GArray *frame_names[2];
+	struct strmap *name_index;	/* ";NAME" -> its id */
+	struct strmap *id_chains[2];	/* a chain's name (or frame) ids ->
+					 * ";name;name" */
+	GArray *name_strs;		/* struct fk_str, by name id */
+	GArray *nids;			/* a chain's name ids */
+	GString *name_buf;
 	GStringChunk *names;
 	struct fk_idmap *chain_ids;	/* chain id << 1 | java -> i */
 	GArray *chain_names;		/* struct chain_rec, by i */
@@ -98,8 +108,14 @@ struct collapser *collapser_new(const struct collapse_opts *opts)
 		c->proc[i].from = g_string_new(NULL);
 		c->proc[i].name = g_string_new(NULL);
 	}
-	c->frame_names[0] = g_ptr_array_new();
-	c->frame_names[1] = g_ptr_array_new();
+	c->frame_names[0] = g_array_new(FALSE, TRUE, sizeof(uint32_t));
+	c->frame_names[1] = g_array_new(FALSE, TRUE, sizeof(uint32_t));
+	c->name_index = strmap_new(CHAIN_CACHE_BYTES / 4);
+	c->id_chains[0] = strmap_new(CHAIN_CACHE_BYTES);
+	c->id_chains[1] = strmap_new(CHAIN_CACHE_BYTES);
+	c->name_strs = g_array_new(FALSE, FALSE, sizeof(struct fk_str));
+	c->nids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	c->name_buf = g_string_sized_new(256);
 	c->names = g_string_chunk_new(1 << 16);
 	c->chain_ids = fk_idmap_new();
 	c->chain_names = g_array_new(FALSE, FALSE, sizeof(struct chain_rec));
@@ -123,8 +139,14 @@ void collapser_free(struct collapser *c)
 		g_string_free(c->proc[i].name, TRUE);
 	}
 	g_array_free(c->frames, TRUE);
-	g_ptr_array_free(c->frame_names[0], TRUE);
-	g_ptr_array_free(c->frame_names[1], TRUE);
+	g_array_free(c->frame_names[0], TRUE);
+	g_array_free(c->frame_names[1], TRUE);
+	strmap_free(c->name_index);
+	strmap_free(c->id_chains[0]);
+	strmap_free(c->id_chains[1]);
+	g_array_free(c->name_strs, TRUE);
+	g_array_free(c->nids, TRUE);
+	g_string_free(c->name_buf, TRUE);
 	g_string_chunk_free(c->names);
 	fk_idmap_free(c->chain_ids);
 	g_array_free(c->chain_names, TRUE);
@@ -413,40 +435,36 @@ void collapser_add(struct collapser *c, const struct perf_sample *s)
 }
 
 /*
- * append_frames() for frames with ids, each frame named once: without an
- * inliner a frame's name is its own (with one, an inlined frame's depends
- * on its neighbour).
+ * The name id of frame id: its ";NAME" is made once (without an inliner a
+ * frame's name is its own), and the same name gets the same id (unless
+ * the index is full: then only a chain cached twice).
  */
-static void append_frames_by_id(struct collapser *c, const struct perf_frame *by_id,
-				const uint32_t *ids, size_t n, bool java, GString *key)
+static uint32_t frame_name_id(struct collapser *c, const struct perf_frame *by_id,
+			      uint32_t id, bool java)
 {
-	GPtrArray *names = c->frame_names[java];
+	GArray *ids = c->frame_names[java];
+	GString *b = c->name_buf;
+	struct fk_str hit, name;
+	uint32_t nid;
 
-	if (c->o.inliner) {
-		g_array_set_size(c->frames, 0);
-		for (size_t i = 0; i < n; i++)
-			g_array_append_vals(c->frames, &by_id[ids[i]], 1);
-		append_frames(c, (const struct perf_frame *)(const void *)c->frames->data, n,
-			      java, key);
-		return;
+	if (id < ids->len && (nid = g_array_index(ids, uint32_t, id)) != 0)
+		return nid - 1;
+	if (id >= ids->len)
+		g_array_set_size(ids, id + 1);
+	g_string_truncate(b, 0);
+	g_string_append_c(b, ';');
+	frame_name_append(b, &c->o.names, &by_id[id], java);
+	if (strmap_get(c->name_index, b->str, b->len, &hit)) {
+		memcpy(&nid, hit.s, sizeof(nid));
+	} else {
+		nid = c->name_strs->len;
+		name.s = g_string_chunk_insert_len(c->names, b->str, (gssize)b->len);
+		name.len = b->len;
+		g_array_append_val(c->name_strs, name);
+		strmap_put(c->name_index, b->str, b->len, &nid, sizeof(nid));
 	}
-	for (size_t i = n; i-- > 0;) {
-		const char *name;
-
-		if (ids[i] >= names->len)
-			g_ptr_array_set_size(names, (guint)ids[i] + 1);
-		name = names->pdata[ids[i]];
-		if (!name) {
-			size_t from = key->len;
-
-			g_string_append_c(key, ';');
-			frame_name_append(key, &c->o.names, &by_id[ids[i]], java);
-			names->pdata[ids[i]] = g_string_chunk_insert_len(c->names, key->str + from,
-									 (gssize)(key->len - from));
-			continue;
-		}
-		g_string_append(key, name);
-	}
+	g_array_index(ids, uint32_t, id) = nid + 1;
+	return nid;
 }
 
 /*
@@ -460,6 +478,7 @@ static bool chain_names(struct collapser *c, uint32_t chain, const uint32_t *ids
 			struct fk_str *names, struct chain_rec **rec)
 {
 	size_t len = n * sizeof(*ids);
+	const void *key = ids;
 	bool added = false;
 	uint32_t i = 0;
 	struct chain_rec r = { { NULL, 0 }, NULL };
@@ -473,11 +492,32 @@ static bool chain_names(struct collapser *c, uint32_t chain, const uint32_t *ids
 			return (*rec)->names.s != NULL;
 		}
 	}
-	if (!strmap_get(c->chains[java], ids, len, names)) {
+	/* chains are keyed by their names' ids; with an inliner (a name
+	 * depends on its neighbour) by the frames' */
+	if (!c->o.inliner) {
+		g_array_set_size(c->nids, (guint)n);
+		for (size_t k = 0; k < n; k++)
+			g_array_index(c->nids, uint32_t, k) = frame_name_id(c, by_id, ids[k], java);
+		key = c->nids->data;
+	}
+	if (!strmap_get(c->id_chains[java], key, len, names)) {
 		g_string_truncate(c->names_buf, 0);
-		append_frames_by_id(c, by_id, ids, n, java, c->names_buf);
-		if (!strmap_put(c->chains[java], ids, len, c->names_buf->str, c->names_buf->len) ||
-		    !strmap_get(c->chains[java], ids, len, names)) {
+		if (c->o.inliner) {
+			g_array_set_size(c->frames, 0);
+			for (size_t k = 0; k < n; k++)
+				g_array_append_vals(c->frames, &by_id[ids[k]], 1);
+			append_frames(c, (const struct perf_frame *)(const void *)c->frames->data,
+				      n, java, c->names_buf);
+		} else {
+			for (size_t k = n; k-- > 0;) {
+				struct fk_str nm = g_array_index(c->name_strs, struct fk_str,
+								 g_array_index(c->nids, uint32_t, k));
+
+				g_string_append_len(c->names_buf, nm.s, (gssize)nm.len);
+			}
+		}
+		if (!strmap_put(c->id_chains[java], key, len, c->names_buf->str, c->names_buf->len) ||
+		    !strmap_get(c->id_chains[java], key, len, names)) {
 			/* the cache is full: the chain is named every time */
 			*names = (struct fk_str){ c->names_buf->str, c->names_buf->len };
 			if (added)

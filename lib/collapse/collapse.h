@@ -71,7 +71,8 @@ void collapser_add(struct collapser *c, const struct perf_sample *s);
  * frame cache's entries), small numbers from 0 (a table is indexed by
  * them).  chain, unless COLLAPSE_NO_CHAIN, is a number the caller gives
  * only to chains of the same ids: it finds them in one lookup.  Each
- * frame is named once, each chain of ids once; a chain seen before, for
+ * frame is named once, and each distinct chain of names is cached once
+ * (by its names' numbers, not their text); a chain seen before, for
  * a process name seen with it, goes straight to its entry without
  * building the key.  Without an inliner a frame's name is its own; with
  * one, a chain is named as collapser_add() names it.  Counts n; returns the
