@@ -239,20 +239,27 @@ static void frame_from_al(struct frame_cache *fc, uint64_t ip,
 	note_build_id(fc, f->dso.s, al);
 }
 
-static void fill(struct frame_cache *fc, void *ctx, uint64_t space, uint64_t ip,
-		 struct perf_frame *f)
+/*
+ * perf's location of ip in space, or false when it has none (then the
+ * frame is "[unknown]"): no map holds the address, or only
+ * resolve_address()'s fallback to the other context found it.
+ */
+static bool locate(struct frame_cache *fc, void *ctx, uint64_t space, uint64_t ip,
+		   struct perf_dlfilter_al *al)
 {
-	struct perf_dlfilter_al al;
+	memset(al, 0, sizeof(*al));
+	al->size = sizeof(*al);
+	return space != HV_SPACE && fc->fns->resolve_address(ctx, ip, al) == 0 &&
+	       (bool)al->is_kernel_ip == (space == KERNEL_SPACE);
+}
 
-	memset(&al, 0, sizeof(al));
-	al.size = sizeof(al);
-	if (space == HV_SPACE ||
-	    fc->fns->resolve_address(ctx, ip, &al) != 0 ||
-	    /* found only by resolve_address()'s fallback to the other context */
-	    (bool)al.is_kernel_ip != (space == KERNEL_SPACE))
-		unknown_frame(fc, ip, f);
+static void fill(struct frame_cache *fc, uint64_t ip, bool found,
+		 const struct perf_dlfilter_al *al, struct perf_frame *f)
+{
+	if (found)
+		frame_from_al(fc, ip, al, f);
 	else
-		frame_from_al(fc, ip, &al, f);
+		unknown_frame(fc, ip, f);
 }
 
 /* Copies the chain so far (n frames) from the store to frames. */
@@ -266,6 +273,24 @@ static void copy_chain(struct frame_cache *fc, size_t n)
 	fc->copied = true;
 }
 
+/* A frame not cached: its texts interned, the chain not cached either. */
+static void add_uncached(struct frame_cache *fc, uint64_t ip, bool found,
+			 const struct perf_dlfilter_al *al)
+{
+	uint32_t id = UINT32_MAX;
+
+	if (!fc->copied)
+		copy_chain(fc, fc->ids->len);
+	/* interned: the texts stay as many as the distinct addresses */
+	fc->intern = true;
+	fill(fc, ip, found, al, &fc->uncached);
+	fc->intern = false;
+	fc->chain_cached = false;
+	g_array_append_val(fc->frames, fc->uncached);
+	g_array_append_val(fc->ids, id);
+}
+
+
 /* Appends the frame of an address in a space to the current chain. */
 static void resolve(struct frame_cache *fc, void *ctx, uint64_t space, uint64_t ip)
 {
@@ -273,17 +298,11 @@ static void resolve(struct frame_cache *fc, void *ctx, uint64_t space, uint64_t 
 	struct slot *s;
 	uint32_t id;
 
+	struct perf_dlfilter_al al;
+	bool found;
+
 	if (space == NO_SPACE) {
-		/* interned: the texts stay as many as the distinct addresses */
-		if (!fc->copied)
-			copy_chain(fc, fc->ids->len);
-		fc->intern = true;
-		fill(fc, ctx, space, ip, &fc->uncached);
-		fc->intern = false;
-		fc->chain_cached = false;
-		g_array_append_val(fc->frames, fc->uncached);
-		id = UINT32_MAX;
-		g_array_append_val(fc->ids, id);
+		add_uncached(fc, ip, locate(fc, ctx, space, ip, &al), &al);
 		return;
 	}
 	while ((s = &fc->slots[i])->id) {
@@ -296,11 +315,21 @@ static void resolve(struct frame_cache *fc, void *ctx, uint64_t space, uint64_t 
 		resolve(fc, ctx, space, ip);
 		return;
 	}
+	found = locate(fc, ctx, space, ip, &al);
+	if ((!found || !al.dso) && space != KERNEL_SPACE && space != HV_SPACE) {
+		/*
+		 * A user address in no map of the process (or one of no
+		 * file): perf may map a library there later (dlopen) and
+		 * name the address then, so it is resolved every time.
+		 */
+		add_uncached(fc, ip, found, &al);
+		return;
+	}
 	s->space = space;
 	s->ip = ip;
 	fc->nused++;
 	g_array_set_size(fc->store, (guint)fc->nused);
-	fill(fc, ctx, space, ip, &g_array_index(fc->store, struct perf_frame, fc->nused - 1));
+	fill(fc, ip, found, &al, &g_array_index(fc->store, struct perf_frame, fc->nused - 1));
 	s->id = (uint32_t)fc->nused;
 found:
 	id = s->id - 1;
