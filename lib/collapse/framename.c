@@ -26,7 +26,7 @@ static bool ends_with(const char *s, size_t n, const char *suffix)
  * in user space ("[vdso]" holds clock_gettime()), so it is not kernel code
  * although the Perl script's /^\[/ says so.
  */
-bool frame_dso_is_user_map(const char *dso, size_t len)
+static bool is_user_map(const char *dso, size_t len)
 {
 	static const char *const prefixes[] = {
 		"[vdso", "[vsyscall]", "[vvar", "[heap]", "[stack", "[anon", "[uprobes]",
@@ -63,12 +63,12 @@ static bool is_module(const char *dso, size_t len)
 	       ends_with(dso, len, ".ko.gz") || ends_with(dso, len, ".ko.zst");
 }
 
-bool frame_dso_is_kernel(const char *dso, size_t len)
+bool frame_dso_is_kernel(const char *dso, size_t len, bool user_maps)
 {
 	if (len == 0 || has(dso, len, "unknown"))
 		return false;
 	if (dso[0] == '[')
-		return !frame_dso_is_user_map(dso, len);
+		return user_maps || !is_user_map(dso, len);
 	return is_vmlinux(dso, len) || is_module(dso, len);
 }
 
@@ -283,9 +283,8 @@ static void append_part(GString *out, const struct frame_name_opts *o,
 	frame_name_make_safe(out, from);
 	if (inlined)
 		g_string_append(out, "_[i]");
-	else if (o->annotate_kernel && (frame_dso_is_kernel(f->dso.s, f->dso.len) ||
-					(o->kernel_user_maps &&
-					 frame_dso_is_user_map(f->dso.s, f->dso.len))))
+	else if (o->annotate_kernel &&
+		 frame_dso_is_kernel(f->dso.s, f->dso.len, o->kernel_user_maps))
 		g_string_append(out, "_[k]");
 	else if (o->annotate_jit && frame_dso_is_jit(f->dso.s, f->dso.len))
 		g_string_append(out, "_[j]");

@@ -81,15 +81,13 @@ size_t frame_name_cut_args(char *name, size_t len);
  * names (modules such as "[nf_conntrack]"), a vmlinux with or without a
  * version (".../vmlinux", "/usr/lib/debug/boot/vmlinux-5.4.0") and module
  * files ("/lib/modules/.../x.ko", also .ko.xz, .ko.gz, .ko.zst).  Not:
- * names containing "unknown", and the "[...]" mappings of the process's
- * own address space, whose code runs in user space: "[vdso]" (and
- * "[vdso32]", "[vdsox32]"), "[vsyscall]", "[vvar]", "[heap]", "[stack...]",
- * "[anon...]", "[uprobes]" (see frame_dso_is_user_map()).
+ * names containing "unknown", and, unless user_maps (the Perl script's
+ * rule, see frame_name_opts.kernel_user_maps), the "[...]" mappings of the
+ * process's own address space, whose code runs in user space: "[vdso]"
+ * (and "[vdso32]", "[vdsox32]"), "[vsyscall]", "[vvar]", "[heap]",
+ * "[stack...]", "[anon...]", "[uprobes]".
  */
-bool frame_dso_is_kernel(const char *dso, size_t len);
-
-/* True for those "[...]" mappings of the process's own address space. */
-bool frame_dso_is_user_map(const char *dso, size_t len);
+bool frame_dso_is_kernel(const char *dso, size_t len, bool user_maps);
 
 /* True for JIT symbol maps: "/tmp/perf-123.map", "jitted-123-4.so". */
 bool frame_dso_is_jit(const char *dso, size_t len);
