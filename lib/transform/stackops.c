@@ -546,23 +546,45 @@ void kfolder_free(struct kfolder *k)
 	g_free(k);
 }
 
-/* Could any frame of the stack be folded or dropped?  Cheap substring
- * tests, so that the usual stack is passed through without being split. */
-static bool kfold_candidate(struct kfolder *k, const char *s, size_t len)
+/* s[0..len) and the nl - 1 bytes after it, within the stack's end: a
+ * search there finds every occurrence that starts before len. */
+static const char *find_before(const char *s, size_t stacklen, size_t len,
+			       const char *n, size_t nl)
+{
+	size_t span = len + nl - 1;
+
+	return find_bytes(s, span < stacklen ? span : stacklen, n, nl);
+}
+
+/*
+ * Where the first frame that could be folded or dropped starts, or
+ * SIZE_MAX if there is none.  Cheap substring tests: every kernel frame holds "_[k]"
+ * or "[kernel", every unknown one "[unknown", and none of these strings
+ * holds a ';', so the frames before the first occurrence are kept as they
+ * are (and the usual stack is passed through without being split).
+ */
+static size_t kfold_first(struct kfolder *k, const char *s, size_t len)
 {
 	struct frame hit;
-	bool kern = k->o.kernel || k->o.drop_kernel;
+	const char *p;
+	size_t first = len;	/* bytes before it hold no candidate's start */
+	bool found = false, kern = k->o.kernel || k->o.drop_kernel;
 
-	if (kern && find_bytes(s, len, "_[k]", 4))
-		return true;
-	if ((k->o.placeholders || kern) && find_bytes(s, len, "[kernel", 7))
-		return true;
-	if (k->o.unknown && find_bytes(s, len, "[unknown", 8))
-		return true;
+	if (kern && (p = find_bytes(s, len, "_[k]", 4)))
+		first = (size_t)(p - s), found = true;
+	if ((k->o.placeholders || kern) && (p = find_before(s, len, first, "[kernel", 7)))
+		first = (size_t)(p - s), found = true;
+	if (k->o.unknown && (p = find_before(s, len, first, "[unknown", 8)))
+		first = (size_t)(p - s), found = true;
+	/* a rule's hit may be an empty last frame, which starts at len */
 	for (size_t i = 0; i < k->o.nrules; i++)
-		if (frame_matcher_find(k->rm[i], s, len, &hit))
-			return true;
-	return false;
+		if (frame_matcher_find(k->rm[i], s, len, &hit) &&
+		    (size_t)(hit.s - s) <= first)
+			first = (size_t)(hit.s - s), found = true;
+	if (!found)
+		return SIZE_MAX;
+	p = first ? memrchr(s, ';', first) : NULL;
+	return p ? (size_t)(p - s) + 1 : 0;
 }
 
 static enum kclass classify(struct kfolder *k, const struct frame *f,
@@ -625,13 +647,18 @@ const char *kfolder_apply(struct kfolder *k, const char *stack, size_t len,
 {
 	const char *run = NULL;	/* the name of the run being folded */
 	bool entry_only = false;	/* run printed as its entry frame so far */
-	size_t n = 0;
+	size_t n = 0, start = kfold_first(k, stack, len);
 
 	*outlen = len;
-	if (!kfold_candidate(k, stack, len))
+	if (start == SIZE_MAX)
 		return stack;
-	frame_vec_split(&k->fv, stack, len);
+	/* the frames before start are kept: copied at once, not split */
 	g_string_truncate(k->out, 0);
+	if (start) {
+		g_string_append_len(k->out, stack, (gssize)start - 1);
+		n = 1;
+	}
+	frame_vec_split(&k->fv, stack + start, len - start);
 	for (size_t i = 0; i < k->fv.n; i++) {
 		const struct frame *f = &k->fv.v[i];
 		const char *name;
@@ -659,7 +686,7 @@ const char *kfolder_apply(struct kfolder *k, const char *stack, size_t len,
 	}
 	if (all_blank(k->out->str, k->out->len))
 		g_string_assign(k->out, "[kernel]");
-	if (k->out->len == len && memcmp(k->out->str, stack, len) == 0)
+	if (k->out->len == len && memcmp(k->out->str + start, stack + start, len - start) == 0)
 		return stack;
 	*outlen = k->out->len;
 	return k->out->str;
@@ -720,20 +747,41 @@ static bool excluded(struct stack_filter *f, const struct frame *fr)
 	return false;
 }
 
+/*
+ * Where the first frame that an exclude matches starts, or SIZE_MAX.  Once
+ * one exclude has a hit, the others are searched for only in the frames
+ * before it.
+ */
+static size_t exclude_first(struct stack_filter *f, const char *s, size_t len)
+{
+	struct frame hit;
+	size_t first = SIZE_MAX;
+
+	for (size_t i = 0; i < f->nex; i++) {
+		size_t before = first == SIZE_MAX ? len : first ? first - 1 : 0;
+
+		if ((first == SIZE_MAX || first > 0) &&
+		    frame_matcher_find(f->ex[i], s, before, &hit))
+			first = (size_t)(hit.s - s);
+	}
+	return first;
+}
+
 /* Removes excluded frames; returns the stack to match against. */
 static const char *exclude_frames(struct stack_filter *f, const char *s,
 				  size_t *len)
 {
-	struct frame hit;
-	size_t i, n = 0;
+	size_t i, n = 0, start = f->nex ? exclude_first(f, s, *len) : SIZE_MAX;
 
-	for (i = 0; i < f->nex; i++)
-		if (frame_matcher_find(f->ex[i], s, *len, &hit))
-			break;
-	if (i == f->nex)
+	if (start == SIZE_MAX)
 		return s;
-	frame_vec_split(&f->fv, s, *len);
+	/* the frames before start are kept: copied at once, not split */
 	g_string_truncate(f->out, 0);
+	if (start) {
+		g_string_append_len(f->out, s, (gssize)start - 1);
+		n = 1;
+	}
+	frame_vec_split(&f->fv, s + start, *len - start);
 	for (i = 0; i < f->fv.n; i++)
 		if (!excluded(f, &f->fv.v[i]))
 			put(f->out, &n, f->fv.v[i].s, f->fv.v[i].len);
