@@ -22,6 +22,19 @@ enum fk_count_status fk_count_parse(const char *s, size_t len, fk_count *out)
 
 	if (len == 0)
 		return FK_COUNT_EMPTY;
+	/* The usual count: an integer of at most 19 digits, which cannot
+	 * overflow 64 bits, so no 128-bit step per digit. */
+	if (len < 20) {
+		uint64_t v = 0;
+
+		for (i = 0; i < len && s[i] >= '0' && s[i] <= '9'; i++)
+			v = v * 10 + (unsigned)(s[i] - '0');
+		if (i == len) {
+			*out = (fk_count)v * FK_COUNT_ONE;
+			return FK_COUNT_OK;
+		}
+		i = 0;
+	}
 	if (s[0] == '-')
 		return FK_COUNT_NEGATIVE;
 	if (s[0] == '+')
@@ -75,10 +88,17 @@ const char *fk_count_status_str(enum fk_count_status st)
 /* Writes v's decimal digits right-aligned ending at end; returns the start. */
 static char *put_u128(char *end, unsigned __int128 v)
 {
-	do {
+	uint64_t w;
+
+	while (v > UINT64_MAX) {	/* 128-bit division only while it must */
 		*--end = (char)('0' + (int)(v % 10));
 		v /= 10;
-	} while (v);
+	}
+	w = (uint64_t)v;
+	do {
+		*--end = (char)('0' + (int)(w % 10));
+		w /= 10;
+	} while (w);
 	return end;
 }
 
@@ -87,8 +107,18 @@ size_t fk_count_format(fk_count c, char *buf)
 	char tmp[FK_COUNT_BUFSZ];
 	char *end = tmp + sizeof(tmp), *p;
 	unsigned __int128 mag = c < 0 ? -(unsigned __int128)c : (unsigned __int128)c;
-	unsigned __int128 frac = mag % FK_COUNT_ONE;
+	unsigned __int128 whole;
+	uint64_t frac;		/* below 10^9 */
 	size_t n;
+
+	/* a 64-bit magnitude (counts below 1.8e10) divides in 64 bits */
+	if (mag <= UINT64_MAX) {
+		frac = (uint64_t)mag % (uint64_t)FK_COUNT_ONE;
+		whole = (uint64_t)mag / (uint64_t)FK_COUNT_ONE;
+	} else {
+		frac = (uint64_t)(mag % FK_COUNT_ONE);
+		whole = mag / FK_COUNT_ONE;
+	}
 
 	if (frac) {
 		int digits = FK_COUNT_FRAC_DIGITS;
@@ -104,7 +134,7 @@ size_t fk_count_format(fk_count c, char *buf)
 		*--p = '.';
 		end = p;
 	}
-	p = put_u128(end, mag / FK_COUNT_ONE);
+	p = put_u128(end, whole);
 	if (c < 0)
 		*--p = '-';
 	n = (size_t)(tmp + sizeof(tmp) - p);
