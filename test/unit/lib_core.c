@@ -135,6 +135,72 @@ static void test_table(void)
 	fold_table_free(t);
 }
 
+static int cmp_bytes(const void *a, const void *b)
+{
+	const GString *x = *(GString *const *)a, *y = *(GString *const *)b;
+	size_t m = x->len < y->len ? x->len : y->len;
+	int c = memcmp(x->str, y->str, m);
+
+	return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/*
+ * fold_table_sorted() against qsort() on random keys made to stress the
+ * string sort: long shared prefixes, keys that are prefixes of others,
+ * NUL bytes (which pad a key's last 8 bytes), bytes above 0x7f, lengths
+ * around multiples of 8, and many keys equal for a long way.
+ */
+static void test_table_sort_random(void)
+{
+	GRand *rnd = g_rand_new_with_seed(16);
+	static const char alphabet[] = { 'a', 'b', ';', '\0', '\xff', '_' };
+
+	for (int round = 0; round < 40; round++) {
+		struct fold_table *t = fold_table_new();
+		GPtrArray *keys = g_ptr_array_new();
+		struct fold_entry **v;
+		size_t n, want = 0;
+		int nkeys = g_rand_int_range(rnd, 1, round < 30 ? 300 : 30000);
+		int prefix = g_rand_int_range(rnd, 0, 70);
+		int k = g_rand_int_range(rnd, 1, (int)sizeof(alphabet) + 1);
+
+		for (int i = 0; i < nkeys; i++) {
+			GString *key = g_string_new(NULL);
+			int len = g_rand_int_range(rnd, 0, 40);
+
+			if (g_rand_boolean(rnd))	/* most keys share a prefix */
+				g_string_append_len(key, "process-1234/1234;main;loop;work;more;and"
+							 "more;and;more;frames;to;share;here;x", prefix);
+			for (int j = 0; j < len; j++)
+				g_string_append_c(key, alphabet[g_rand_int_range(rnd, 0, k)]);
+			bool fresh = !fold_table_find(t, key->str, key->len);
+
+			fold_table_add(t, key->str, key->len, FK_COUNT_ONE);
+			if (fresh) {
+				g_ptr_array_add(keys, key);
+				want++;
+			} else {
+				g_string_free(key, TRUE);
+			}
+		}
+		qsort(keys->pdata, keys->len, sizeof(void *), cmp_bytes);
+		v = fold_table_sorted(t, &n);
+		CHECK(n == want);
+		size_t same = 0;
+		for (size_t i = 0; i < n && i < keys->len; i++) {
+			GString *key = g_ptr_array_index(keys, i);
+			same += v[i]->len == key->len && memcmp(v[i]->stack, key->str, key->len) == 0;
+		}
+		CHECK(same == want);
+		g_free(v);
+		for (size_t i = 0; i < keys->len; i++)
+			g_string_free(g_ptr_array_index(keys, i), TRUE);
+		g_ptr_array_free(keys, TRUE);
+		fold_table_free(t);
+	}
+	g_rand_free(rnd);
+}
+
 static struct line_reader *reader_on(const char *text, size_t len)
 {
 	int fds[2];
@@ -241,6 +307,7 @@ int main(void)
 	test_counts();
 	test_folded();
 	test_table();
+	test_table_sort_random();
 	test_reader();
 	test_strmap();
 	test_textesc();
