@@ -37,7 +37,7 @@ static const char *find_bytes(const char *h, size_t hl, const char *n, size_t nl
 
 			for (; mask; mask &= mask - 1) {
 				size_t at = i + (size_t)__builtin_ctz(mask);
-				if (memcmp(h + at + 1, n + 1, nl - 2) == 0)
+				if (nl == 2 || memcmp(h + at + 1, n + 1, nl - 2) == 0)
 					return h + at;
 			}
 		}
@@ -325,10 +325,18 @@ static const char *lowered(struct frame_matcher *m, const char *s, size_t len)
 	return m->scratch->str;
 }
 
-static bool lit_equal(const struct frame_matcher *m, const char *s)
+static inline bool lit_equal(const struct frame_matcher *m, const char *s)
 {
-	return m->flags & FRAME_MATCH_ICASE ? g_ascii_strncasecmp(s, m->lit, m->litlen) == 0
-					    : memcmp(s, m->lit, m->litlen) == 0;
+	if (m->flags & FRAME_MATCH_ICASE)
+		return g_ascii_strncasecmp(s, m->lit, m->litlen) == 0;
+	/* an anchored needle is short ("_[k]"): no call per frame */
+	if (m->litlen <= 16) {
+		for (size_t i = 0; i < m->litlen; i++)
+			if (s[i] != m->lit[i])
+				return false;
+		return true;
+	}
+	return memcmp(s, m->lit, m->litlen) == 0;
 }
 
 bool frame_matcher_test(struct frame_matcher *m, const char *s, size_t len)
@@ -457,7 +465,7 @@ static bool is_addr_placeholder(const char *s, size_t len, const char *prefix,
 	return len > n + 2 && memcmp(s, prefix, n) == 0 && ends_with(s, len, ">]", 2);
 }
 
-bool frame_is_kernel_placeholder(const char *s, size_t len)
+static inline bool is_kernel_placeholder(const char *s, size_t len)
 {
 	if (len < 8 || s[0] != '[')	/* most frames: a name */
 		return false;
@@ -479,10 +487,21 @@ static bool is_vdso_frame(const char *s, size_t len)
 	       (len >= 6 && memcmp(s, "[[vdso", 6) == 0);
 }
 
+bool frame_is_kernel_placeholder(const char *s, size_t len)
+{
+	return is_kernel_placeholder(s, len);
+}
+
+/* A kernel frame that is not a placeholder: "NAME_[k]", not the vDSO's. */
+static inline bool is_named_kernel(const char *s, size_t len)
+{
+	return len >= 4 && s[len - 1] == ']' && s[len - 2] == 'k' && s[len - 3] == '[' &&
+	       s[len - 4] == '_' && !is_vdso_frame(s, len);
+}
+
 bool frame_is_kernel(const char *s, size_t len)
 {
-	return (ends_with(s, len, "_[k]", 4) && !is_vdso_frame(s, len)) ||
-	       frame_is_kernel_placeholder(s, len);
+	return is_named_kernel(s, len) || is_kernel_placeholder(s, len);
 }
 
 enum kclass { K_KEEP, K_DROP, K_NAMED_KERNEL, K_NAME };
@@ -570,10 +589,20 @@ static size_t kfold_first(struct kfolder *k, const char *s, size_t len)
 	size_t first = len;	/* bytes before it hold no candidate's start */
 	bool found = false, kern = k->o.kernel || k->o.drop_kernel;
 
-	if (kern && (p = find_bytes(s, len, "_[k]", 4)))
-		first = (size_t)(p - s), found = true;
-	if ((k->o.placeholders || kern) && (p = find_before(s, len, first, "[kernel", 7)))
-		first = (size_t)(p - s), found = true;
+	/* "_[k]" and "[kernel" both hold "[k": one search finds either */
+	for (size_t pos = 0; (k->o.placeholders || kern) &&
+	     (p = find_bytes(s + pos, len - pos, "[k", 2)); pos = (size_t)(p - s) + 1) {
+		size_t at = (size_t)(p - s);
+
+		if (kern && at > 0 && s[at - 1] == '_' && at + 2 < len && s[at + 2] == ']') {
+			first = at - 1, found = true;
+			break;
+		}
+		if (len - at >= 7 && memcmp(p + 2, "ernel", 5) == 0) {
+			first = at, found = true;
+			break;
+		}
+	}
 	if (k->o.unknown && (p = find_before(s, len, first, "[unknown", 8)))
 		first = (size_t)(p - s), found = true;
 	/* a rule's hit may be an empty last frame, which starts at len */
@@ -596,12 +625,17 @@ static enum kclass classify(struct kfolder *k, const struct frame *f,
 			return K_NAME;
 		}
 	*name = "[kernel]";
-	if (k->o.drop_kernel && frame_is_kernel(f->s, f->len))
-		return K_DROP;
-	if (k->o.kernel && frame_is_kernel(f->s, f->len))
-		return frame_is_kernel_placeholder(f->s, f->len) ? K_NAME : K_NAMED_KERNEL;
-	if (k->o.placeholders && frame_is_kernel_placeholder(f->s, f->len))
-		return K_NAME;
+	if (k->o.drop_kernel || k->o.kernel || k->o.placeholders) {
+		bool ph = is_kernel_placeholder(f->s, f->len);
+		bool kern = ph || is_named_kernel(f->s, f->len);
+
+		if (k->o.drop_kernel && kern)
+			return K_DROP;
+		if (k->o.kernel && kern)
+			return ph ? K_NAME : K_NAMED_KERNEL;
+		if (k->o.placeholders && ph)
+			return K_NAME;
+	}
 	*name = "[unknown]";
 	if (k->o.unknown && (equals(f->s, f->len, "[unknown]") ||
 			     is_addr_placeholder(f->s, f->len, "[unknown <", 10)))
