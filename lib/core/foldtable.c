@@ -135,7 +135,7 @@ void fold_table_free(struct fold_table *t)
 {
 	if (!t)
 		return;
-	g_free(t->slots);
+	free(t->slots);
 	g_ptr_array_free(t->blocks, TRUE);
 	g_ptr_array_free(t->chunks, TRUE);
 	g_free(t);
@@ -174,10 +174,27 @@ static char *arena_copy(struct fold_table *t, const char *s, size_t len)
 	return p;
 }
 
+/*
+ * A big slot array gets huge pages: its pages are all touched at random,
+ * and calloc()'s fresh pages were faulted twice (read as the zero page by
+ * the first probe, then copied on the first write).  Freed with free().
+ */
+static struct slot *slots_new(size_t cap)
+{
+	size_t bytes = cap * sizeof(struct slot);
+	void *p;
+
+	if (bytes < HUGE_CHUNK || posix_memalign(&p, HUGE_CHUNK, bytes) != 0)
+		return g_new0(struct slot, cap);
+	(void)madvise(p, bytes, MADV_HUGEPAGE);	/* a hint only */
+	memset(p, 0, bytes);
+	return p;
+}
+
 static void grow(struct fold_table *t)
 {
 	size_t cap = (t->mask + 1) * 2;
-	struct slot *ns = g_new0(struct slot, cap);
+	struct slot *ns = slots_new(cap);
 
 	for (size_t i = 0; i <= t->mask; i++) {
 		struct slot *s = &t->slots[i];
@@ -188,7 +205,7 @@ static void grow(struct fold_table *t)
 			;
 		ns[j] = *s;
 	}
-	g_free(t->slots);
+	free(t->slots);
 	t->slots = ns;
 	t->mask = cap - 1;
 }
