@@ -329,12 +329,14 @@ static void collect(struct fold_entry *e, void *data)
  */
 struct skey {
 	uint64_t k;		/* 8 bytes of e->stack from the depth, zero-padded */
+	const char *s;		/* e->stack and e->len, without a visit to e */
+	size_t len;
 	struct fold_entry *e;
 };
 
-static inline uint64_t chunk_at(const struct fold_entry *e, size_t d)
+static inline uint64_t chunk_at(const struct skey *e, size_t d)
 {
-	const unsigned char *p = (const unsigned char *)e->stack + d;
+	const unsigned char *p = (const unsigned char *)e->s + d;
 	uint64_t v = 0;
 
 	if (d >= e->len)
@@ -347,10 +349,10 @@ static inline uint64_t chunk_at(const struct fold_entry *e, size_t d)
 }
 
 /* Compares two keys equal before depth d. */
-static int cmp_from(const struct fold_entry *x, const struct fold_entry *y, size_t d)
+static int cmp_from(const struct skey *x, const struct skey *y, size_t d)
 {
 	size_t n = x->len < y->len ? x->len : y->len;
-	int c = n > d ? memcmp(x->stack + d, y->stack + d, n - d) : 0;
+	int c = n > d ? memcmp(x->s + d, y->s + d, n - d) : 0;
 
 	if (c)
 		return c;
@@ -359,8 +361,7 @@ static int cmp_from(const struct fold_entry *x, const struct fold_entry *y, size
 
 static int cmp_skey_r(const void *a, const void *b, void *d)
 {
-	return cmp_from(((const struct skey *)a)->e, ((const struct skey *)b)->e,
-			*(const size_t *)d);
+	return cmp_from(a, b, *(const size_t *)d);
 }
 
 static inline void skey_swap(struct skey *a, size_t i, size_t j)
@@ -373,17 +374,17 @@ static inline void skey_swap(struct skey *a, size_t i, size_t j)
 /* How many bytes from depth d every key of a[0..n) shares with a[0]. */
 static size_t shared_from(const struct skey *a, size_t n, size_t d)
 {
-	const struct fold_entry *f = a[0].e;
+	const struct skey *f = &a[0];
 	size_t lcp = f->len - d;	/* each key is longer than d */
 
 	for (size_t i = 1; i < n && lcp; i++) {
-		const struct fold_entry *e = a[i].e;
+		const struct skey *e = &a[i];
 		size_t m = e->len - d < lcp ? e->len - d : lcp, j = 0;
 
-		while (j + 8 <= m && load64((const unsigned char *)f->stack + d + j) ==
-				     load64((const unsigned char *)e->stack + d + j))
+		while (j + 8 <= m && load64((const unsigned char *)f->s + d + j) ==
+				     load64((const unsigned char *)e->s + d + j))
 			j += 8;
-		while (j < m && f->stack[d + j] == e->stack[d + j])
+		while (j < m && f->s[d + j] == e->s[d + j])
 			j++;
 		lcp = j;
 	}
@@ -409,7 +410,7 @@ static void mkqs(struct skey *a, size_t n, size_t d, int budget)
 				for (i = 1; i < n; i++)
 					for (size_t j = i; j > 0 && (a[j - 1].k > a[j].k ||
 						(a[j - 1].k == a[j].k &&
-						 cmp_from(a[j - 1].e, a[j].e, d) > 0)); j--)
+						 cmp_from(&a[j - 1], &a[j], d) > 0)); j--)
 						skey_swap(a, j - 1, j);
 			} else {
 				qsort_r(a, n, sizeof(*a), cmp_skey_r, &d);
@@ -434,10 +435,10 @@ static void mkqs(struct skey *a, size_t n, size_t d, int budget)
 		 * with the same 8 bytes); the rest go on at d + 8 */
 		m = lt;
 		for (i = lt; i < gt; i++)
-			if (a[i].e->len <= d + 8)
+			if (a[i].len <= d + 8)
 				skey_swap(a, m++, i);
 		for (i = lt + 1; i < m; i++)
-			for (size_t j = i; j > lt && a[j - 1].e->len > a[j].e->len; j--)
+			for (size_t j = i; j > lt && a[j - 1].len > a[j].len; j--)
 				skey_swap(a, j - 1, j);
 		{
 			struct skey *eq = a + m;
@@ -447,7 +448,7 @@ static void mkqs(struct skey *a, size_t n, size_t d, int budget)
 				if (nlt == 0 && ngt == 0 && m == lt)
 					deq += shared_from(eq, neq, deq);
 				for (i = 0; i < neq; i++)
-					eq[i].k = chunk_at(eq[i].e, deq);
+					eq[i].k = chunk_at(&eq[i], deq);
 			}
 			/* loop on the largest part, recurse on the others */
 			if (neq >= nlt && neq >= ngt) {
@@ -476,7 +477,9 @@ static void sort_entries(struct fold_entry **v, size_t n)
 		budget += 2;
 	for (size_t i = 0; i < n; i++) {
 		a[i].e = v[i];
-		a[i].k = chunk_at(v[i], 0);
+		a[i].s = v[i]->stack;
+		a[i].len = v[i]->len;
+		a[i].k = chunk_at(&a[i], 0);
 	}
 	mkqs(a, n, 0, budget);
 	for (size_t i = 0; i < n; i++)
