@@ -98,6 +98,64 @@ void frame_vec_release(struct frame_vec *fv)
 	fv->n = fv->cap = 0;
 }
 
+/*
+ * The frames of a stack one at a time, found as frame_vec_split() finds
+ * them but handed out as they are found: the loops over a changed stack's
+ * frames need no array.
+ */
+struct frame_iter {
+	const char *s;
+	size_t len;
+	size_t start;		/* where the next frame starts */
+	size_t next;		/* the first byte not yet searched */
+	size_t base;		/* where mask's 16 bytes start */
+	unsigned mask;		/* the ';'s there not yet handed out */
+	bool done;
+};
+
+static inline void frame_iter_init(struct frame_iter *it, const char *s, size_t len)
+{
+	*it = (struct frame_iter){ .s = s, .len = len };
+}
+
+static inline bool frame_iter_next(struct frame_iter *it, struct frame *f)
+{
+	size_t at;
+
+	for (;;) {
+		if (it->mask) {
+			at = it->base + (size_t)__builtin_ctz(it->mask);
+			it->mask &= it->mask - 1;
+			break;
+		}
+#ifdef __SSE2__
+		if (it->next + 16 <= it->len) {
+			it->base = it->next;
+			it->mask = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
+				_mm_loadu_si128((const __m128i *)(const void *)(it->s + it->next)),
+				_mm_set1_epi8(';')));
+			it->next += 16;
+			continue;
+		}
+#endif
+		while (it->next < it->len && it->s[it->next] != ';')
+			it->next++;
+		if (it->next < it->len) {
+			at = it->next++;
+			break;
+		}
+		if (it->done)
+			return false;
+		it->done = true;
+		at = it->len;
+		break;
+	}
+	f->s = it->s + it->start;
+	f->len = at - it->start;
+	it->start = at + 1;
+	return true;
+}
+
 /* --- matching ------------------------------------------------------------ */
 
 struct frame_matcher {
@@ -339,7 +397,7 @@ static inline bool lit_equal(const struct frame_matcher *m, const char *s)
 	return memcmp(s, m->lit, m->litlen) == 0;
 }
 
-bool frame_matcher_test(struct frame_matcher *m, const char *s, size_t len)
+static bool matcher_test_any(struct frame_matcher *m, const char *s, size_t len)
 {
 	if (m->lit) {
 		if (m->at_start && m->at_end)
@@ -354,6 +412,24 @@ bool frame_matcher_test(struct frame_matcher *m, const char *s, size_t len)
 	if (m->req && !find_bytes(s, len, m->req, m->reqlen))
 		return false;
 	return g_regex_match_full(m->re, s, (gssize)len, 0, 0, NULL, NULL);
+}
+
+/* An anchored literal (--exclude '_\[k\]$'), tested inline: it
+ * runs for every frame of a changed stack; anything else is a call. */
+static inline __attribute__((always_inline)) bool
+matcher_test(struct frame_matcher *m, const char *s, size_t len)
+{
+	if (m->lit && (m->at_start || m->at_end) && !(m->flags & FRAME_MATCH_ICASE)) {
+		if (m->at_start && m->at_end ? len != m->litlen : len < m->litlen)
+			return false;
+		return lit_equal(m, m->at_start ? s : s + len - m->litlen);
+	}
+	return matcher_test_any(m, s, len);
+}
+
+bool frame_matcher_test(struct frame_matcher *m, const char *s, size_t len)
+{
+	return matcher_test(m, s, len);
 }
 
 /* The frame of stack[0..len) that contains offset pos (a frame's end
@@ -510,7 +586,6 @@ struct kfolder {
 	struct kfold_opts o;
 	struct frame_matcher **rm;
 	char **rname;
-	struct frame_vec fv;
 	GString *out;
 };
 
@@ -560,7 +635,6 @@ void kfolder_free(struct kfolder *k)
 	}
 	g_free(k->rm);
 	g_free(k->rname);
-	frame_vec_release(&k->fv);
 	g_string_free(k->out, TRUE);
 	g_free(k);
 }
@@ -620,7 +694,7 @@ static enum kclass classify(struct kfolder *k, const struct frame *f,
 			    const char **name)
 {
 	for (size_t i = 0; i < k->o.nrules; i++)
-		if (frame_matcher_test(k->rm[i], f->s, f->len)) {
+		if (matcher_test(k->rm[i], f->s, f->len)) {
 			*name = k->rname[i];
 			return K_NAME;
 		}
@@ -682,6 +756,8 @@ const char *kfolder_apply(struct kfolder *k, const char *stack, size_t len,
 	const char *run = NULL;	/* the name of the run being folded */
 	bool entry_only = false;	/* run printed as its entry frame so far */
 	size_t n = 0, start = kfold_first(k, stack, len);
+	struct frame_iter it;
+	struct frame fr;
 
 	*outlen = len;
 	if (start == SIZE_MAX)
@@ -692,9 +768,9 @@ const char *kfolder_apply(struct kfolder *k, const char *stack, size_t len,
 		g_string_append_len(k->out, stack, (gssize)start - 1);
 		n = 1;
 	}
-	frame_vec_split(&k->fv, stack + start, len - start);
-	for (size_t i = 0; i < k->fv.n; i++) {
-		const struct frame *f = &k->fv.v[i];
+	frame_iter_init(&it, stack + start, len - start);
+	while (frame_iter_next(&it, &fr)) {
+		const struct frame *f = &fr;
 		const char *name;
 		enum kclass c = classify(k, f, &name);
 
@@ -735,7 +811,6 @@ struct stack_filter {
 	struct frame_matcher *m;
 	struct frame_matcher **ex;
 	size_t nex;
-	struct frame_vec fv;
 	GString *out;
 };
 
@@ -768,7 +843,6 @@ void stack_filter_free(struct stack_filter *f)
 	for (size_t i = 0; i < f->nex; i++)
 		frame_matcher_free(f->ex[i]);
 	g_free(f->ex);
-	frame_vec_release(&f->fv);
 	g_string_free(f->out, TRUE);
 	g_free(f);
 }
@@ -776,7 +850,7 @@ void stack_filter_free(struct stack_filter *f)
 static bool excluded(struct stack_filter *f, const struct frame *fr)
 {
 	for (size_t i = 0; i < f->nex; i++)
-		if (frame_matcher_test(f->ex[i], fr->s, fr->len))
+		if (matcher_test(f->ex[i], fr->s, fr->len))
 			return true;
 	return false;
 }
@@ -805,7 +879,9 @@ static size_t exclude_first(struct stack_filter *f, const char *s, size_t len)
 static const char *exclude_frames(struct stack_filter *f, const char *s,
 				  size_t *len)
 {
-	size_t i, n = 0, start = f->nex ? exclude_first(f, s, *len) : SIZE_MAX;
+	size_t n = 0, start = f->nex ? exclude_first(f, s, *len) : SIZE_MAX;
+	struct frame_iter it;
+	struct frame fr;
 
 	if (start == SIZE_MAX)
 		return s;
@@ -815,10 +891,10 @@ static const char *exclude_frames(struct stack_filter *f, const char *s,
 		g_string_append_len(f->out, s, (gssize)start - 1);
 		n = 1;
 	}
-	frame_vec_split(&f->fv, s + start, *len - start);
-	for (i = 0; i < f->fv.n; i++)
-		if (!excluded(f, &f->fv.v[i]))
-			put(f->out, &n, f->fv.v[i].s, f->fv.v[i].len);
+	frame_iter_init(&it, s + start, *len - start);
+	while (frame_iter_next(&it, &fr))
+		if (!excluded(f, &fr))
+			put(f->out, &n, fr.s, fr.len);
 	if (all_blank(f->out->str, f->out->len))
 		g_string_assign(f->out, "[excluded]");
 	*len = f->out->len;
