@@ -808,6 +808,7 @@ struct stack_filter {
 	enum stack_where where;
 	enum stack_view view;
 	bool invert;
+	bool every;		/* m matches every frame ('', '^', '$') */
 	struct frame_matcher *m;
 	struct frame_matcher **ex;
 	size_t nex;
@@ -826,6 +827,7 @@ struct stack_filter *stack_filter_new(const struct stack_filter_opts *o,
 	f->ex = g_new0(struct frame_matcher *, o->nexclude + 1);
 	if (o->pattern && !(f->m = frame_matcher_new(o->pattern, o->flags, err)))
 		goto fail;
+	f->every = f->m && f->m->lit && f->m->litlen == 0 && !(f->m->at_start && f->m->at_end);
 	for (size_t i = 0; i < o->nexclude; i++, f->nex++)
 		if (!(f->ex[i] = frame_matcher_new(o->exclude[i], 0, err)))
 			goto fail;
@@ -908,6 +910,19 @@ bool stack_filter_apply(struct stack_filter *f, const char *stack, size_t len,
 	const char *s = exclude_frames(f, stack, &len), *p;
 	bool match = true;
 
+	/* fgrep-stacks --exclude REGEX '': the stack is kept whole, no
+	 * need to find the frame that matches */
+	if (f->every && (f->invert || f->view == VIEW_WHOLE)) {
+		*out = s;
+		*outlen = len;
+		if (f->invert)
+			return false;
+		if (all_blank(s, len)) {
+			*out = "[empty]";
+			*outlen = 7;
+		}
+		return true;
+	}
 	if (f->m) {
 		switch (f->where) {
 		case STACK_ANY:
