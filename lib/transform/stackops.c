@@ -129,12 +129,16 @@ static inline bool frame_iter_next(struct frame_iter *it, struct frame *f)
 			break;
 		}
 #ifdef __SSE2__
-		if (it->next + 16 <= it->len) {
-			it->base = it->next;
+		if (it->next < it->len && it->len >= 16) {
+			/* the last block ends at len, its bytes searched already
+			 * masked off: no byte-at-a-time tail */
+			size_t at16 = it->next + 16 <= it->len ? it->next : it->len - 16;
+
+			it->base = at16;
 			it->mask = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(
-				_mm_loadu_si128((const __m128i *)(const void *)(it->s + it->next)),
-				_mm_set1_epi8(';')));
-			it->next += 16;
+				_mm_loadu_si128((const __m128i *)(const void *)(it->s + at16)),
+				_mm_set1_epi8(';'))) & (0xffffu << (it->next - at16));
+			it->next = at16 + 16;
 			continue;
 		}
 #endif
