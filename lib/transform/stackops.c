@@ -768,10 +768,8 @@ const char *kfolder_apply(struct kfolder *k, const char *stack, size_t len,
 		return stack;
 	/* the frames before start are kept: copied at once, not split */
 	g_string_truncate(k->out, 0);
-	if (start) {
-		g_string_append_len(k->out, stack, (gssize)start - 1);
-		n = 1;
-	}
+	if (start)
+		put(k->out, &n, stack, start - 1);	/* n becomes 1 */
 	frame_iter_init(&it, stack + start, len - start);
 	while (frame_iter_next(&it, &fr)) {
 		const struct frame *f = &fr;
@@ -893,10 +891,8 @@ static const char *exclude_frames(struct stack_filter *f, const char *s,
 		return s;
 	/* the frames before start are kept: copied at once, not split */
 	g_string_truncate(f->out, 0);
-	if (start) {
-		g_string_append_len(f->out, s, (gssize)start - 1);
-		n = 1;
-	}
+	if (start)
+		put(f->out, &n, s, start - 1);	/* n becomes 1 */
 	frame_iter_init(&it, s + start, *len - start);
 	while (frame_iter_next(&it, &fr))
 		if (!excluded(f, &fr))
