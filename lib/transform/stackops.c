@@ -655,10 +655,11 @@ static const char *find_before(const char *s, size_t stacklen, size_t len,
 
 /*
  * Where the first frame that could be folded or dropped starts, or
- * SIZE_MAX if there is none.  Cheap substring tests: every kernel frame holds "_[k]"
- * or "[kernel", every unknown one "[unknown", and none of these strings
- * holds a ';', so the frames before the first occurrence are kept as they
- * are (and the usual stack is passed through without being split).
+ * SIZE_MAX if there is none.  Cheap substring tests: every kernel frame
+ * holds "_[k]" or "[kernel", every unknown one "[unknown", and none of
+ * these strings holds a ';', so the frames before the first occurrence
+ * are kept as they are (and the usual stack is passed through without
+ * being split).
  */
 static size_t kfold_first(struct kfolder *k, const char *s, size_t len)
 {
@@ -796,8 +797,11 @@ const char *kfolder_apply(struct kfolder *k, const char *stack, size_t len,
 		else
 			put(k->out, &n, name, strlen(name));
 	}
-	if (all_blank(k->out->str, k->out->len))
+	if (all_blank(k->out->str, k->out->len)) {
 		g_string_assign(k->out, "[kernel]");
+		start = 0;	/* no longer a copy of the stack's start */
+	}
+	/* out's first start bytes are the stack's */
 	if (k->out->len == len && memcmp(k->out->str + start, stack + start, len - start) == 0)
 		return stack;
 	*outlen = k->out->len;
