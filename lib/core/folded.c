@@ -27,6 +27,11 @@ static const char *last_token(const char *s, size_t *len, size_t *toklen)
 	return s + start;
 }
 
+static inline bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
 const char *folded_parse(const char *s, size_t len, struct folded_line *out)
 {
 	size_t tlen, rest;
@@ -34,6 +39,30 @@ const char *folded_parse(const char *s, size_t len, struct folded_line *out)
 	enum fk_count_status st;
 	fk_count c;
 
+	/*
+	 * The usual line first: "STACK COUNT", the count at most 19 digits
+	 * after one blank, the stack ending in neither a blank, a digit nor a
+	 * '.' (so it cannot end in a second count).  What the general path
+	 * below would make of it, without its passes over the end.
+	 */
+	if (len > 2 && is_digit(s[len - 1]) && s[0] != '#') {
+		size_t b = len - 1;
+		uint64_t v = 0, m = 1;
+
+		while (b > 0 && is_digit(s[b - 1]) && len - b < 19)
+			b--;
+		if (b >= 2 && is_blank(s[b - 1]) && !is_blank(s[b - 2]) &&
+		    !is_digit(s[b - 2]) && s[b - 2] != '.') {
+			for (size_t i = len; i > b; i--, m *= 10)
+				v += (uint64_t)(s[i - 1] - '0') * m;
+			out->stack = s;
+			out->len = b - 1;
+			out->count[0] = (fk_count)v * FK_COUNT_ONE;
+			out->count[1] = 0;
+			out->ncounts = 1;
+			return NULL;
+		}
+	}
 	while (len && is_blank(s[len - 1]))
 		len--;
 	if (len == 0)		/* s[0] is not ours to read */

@@ -100,6 +100,24 @@ static void test_folded(void)
 	CHECK_STR(folded("a;b 1x", &fl), "count is not a number");
 	CHECK_STR(folded("a;b 18446744073709551616", &fl), "count above 2^64-1");
 	CHECK_STR(folded("# comment 1", &fl), "comment");
+	/* the edges of the usual line's shortcut: it must read as the
+	 * general parser does */
+	CHECK(folded("a 1234567890123456789", &fl) == NULL && fl.len == 1 &&
+	      fl.count[0] == fk_count_from_u64(1234567890123456789u));
+	CHECK(folded("a 12345678901234567890", &fl) == NULL && fl.len == 1 &&
+	      fl.count[0] == fk_count_from_u64(12345678901234567890u));
+	CHECK(folded("a 007", &fl) == NULL && fl.count[0] == fk_count_from_u64(7));
+	CHECK(folded("a\t5", &fl) == NULL && fl.len == 1 && fl.ncounts == 1);
+	CHECK(folded("  a 5", &fl) == NULL && fl.len == 3 && fl.stack[2] == 'a');
+	CHECK(folded("+ 5", &fl) == NULL && fl.len == 1 && fl.ncounts == 1);
+	CHECK(folded("a. 5", &fl) == NULL && fl.len == 2 && fl.ncounts == 1);
+	CHECK(folded("x1 5", &fl) == NULL && fl.len == 2 && fl.ncounts == 1 &&
+	      fl.count[0] == fk_count_from_u64(5));
+	CHECK(folded("x 1. 5", &fl) == NULL && fl.len == 1 && fl.ncounts == 2 &&
+	      fl.count[0] == fk_count_from_u64(1));
+	CHECK(folded("x +1 5", &fl) == NULL && fl.len == 1 && fl.ncounts == 2);
+	CHECK_STR(folded("#a 5", &fl), "comment");
+	CHECK_STR(folded(" 5", &fl), "missing stack");
 }
 
 static void test_table(void)
