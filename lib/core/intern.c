@@ -58,7 +58,8 @@ static const char *copy(struct fk_intern *in, const void *s, size_t len)
 		memcpy(p, s, len);
 		return p;
 	}
-	if (len > in->arena_left) {
+	/* an empty key still needs a place: memcpy() to NULL is undefined */
+	if (len > in->arena_left || !in->arena) {
 		in->arena = g_malloc(CHUNK);
 		in->arena_left = CHUNK;
 		g_ptr_array_add(in->chunks, in->arena);

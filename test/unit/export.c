@@ -51,6 +51,14 @@ static void test_intern(void)
 	CHECK(fk_intern_size(in) == 100003 && fk_idmap_size(m) == 100000);
 	fk_intern_free(in);
 	fk_idmap_free(m);
+	/* an empty key first, before the arena exists (found by
+	 * fuzz/perfscript.c: an empty process name) */
+	in = fk_intern_new();
+	CHECK(fk_intern_id(in, "", 0, &added) == 0 && added);
+	CHECK(fk_intern_id(in, "", 0, &added) == 0 && !added);
+	CHECK(fk_intern_str(in, 0).len == 0);
+	CHECK(fk_intern_id_ref(in, "x", 1, &added) == 1 && added);
+	fk_intern_free(in);
 }
 
 static void json_is(const char *in, size_t len, const char *want, bool replaced)
