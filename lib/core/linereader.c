@@ -210,6 +210,19 @@ const char *line_reader_cursor(const struct line_reader *r)
 	return r->buf + r->start;
 }
 
+size_t line_reader_avail(const struct line_reader *r)
+{
+	size_t end = r->nul_at != SIZE_MAX && r->nul_at < r->end ? r->nul_at : r->end;
+
+	return end > r->start ? end - r->start : 0;
+}
+
+void line_reader_advance(struct line_reader *r, size_t n, size_t lines)
+{
+	r->start += n;
+	r->lineno += lines;
+}
+
 /* popcount of a 16-bit mask without needing the POPCNT instruction */
 static inline size_t ones16(unsigned m)
 {

@@ -94,6 +94,19 @@ size_t fk_skip_indented(const char *base, size_t limit, size_t *lines);
 /* Where the next line starts (valid until the next call on r). */
 const char *line_reader_cursor(const struct line_reader *r);
 
+/*
+ * How many bytes from the cursor on are in the buffer now, up to the first
+ * NUL: a caller may look at them (to recognise text it has seen before)
+ * without reading lines.
+ */
+size_t line_reader_avail(const struct line_reader *r);
+
+/*
+ * Moves the cursor over the next n bytes (n <= line_reader_avail()), which
+ * the caller knows to be `lines` complete lines, each ending in '\n'.
+ */
+void line_reader_advance(struct line_reader *r, size_t n, size_t lines);
+
 /* The name used in messages: the path, or "<stdin>". */
 const char *line_reader_name(const struct line_reader *r);
 

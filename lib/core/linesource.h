@@ -58,6 +58,21 @@ size_t line_source_skip_indented(struct line_source *ls);
 const char *line_source_cursor(const struct line_source *ls);
 
 /*
+ * The bytes from the cursor on that can be looked at now without reading
+ * (the rest of a mapped file; a stream's buffered bytes up to a NUL): a
+ * reader that recognises text it has seen before compares it there, and
+ * moves over it with line_source_advance(), without finding its lines.
+ */
+size_t line_source_avail(const struct line_source *ls);
+
+/*
+ * Moves the cursor over the next n bytes (n <= line_source_avail()), which
+ * the caller knows to be `lines` complete lines, each ending in '\n'; a
+ * pinned block keeps them.
+ */
+void line_source_advance(struct line_source *ls, size_t n, size_t lines);
+
+/*
  * Whether lines stay valid until line_source_free() (a mapped file), so
  * that a reader may keep pointers to a line without copying it; else a
  * line is valid only until the next line_source_next().

@@ -172,6 +172,17 @@ const char *map_lines_cursor(const struct map_lines *m)
 	return m->map + m->pos;
 }
 
+size_t map_lines_avail(const struct map_lines *m)
+{
+	return m->size - m->pos;
+}
+
+void map_lines_advance(struct map_lines *m, size_t n, size_t lines)
+{
+	m->pos += n;
+	m->lineno += lines;
+}
+
 void map_lines_free(struct map_lines *m)
 {
 	if (!m)

@@ -64,6 +64,15 @@ uint64_t map_lines_bytes(const struct map_lines *m);
 /* Where the next line starts: the byte after the last line's end. */
 const char *map_lines_cursor(const struct map_lines *m);
 
+/* The bytes from the cursor to the end of the file. */
+size_t map_lines_avail(const struct map_lines *m);
+
+/*
+ * Moves the cursor over the next n bytes (n <= map_lines_avail()), which
+ * the caller knows to be `lines` complete lines, each ending in '\n'.
+ */
+void map_lines_advance(struct map_lines *m, size_t n, size_t lines);
+
 /* Unmaps the file: every line returned becomes invalid. */
 void map_lines_free(struct map_lines *m);
 
