@@ -22,6 +22,29 @@ struct event_count {
 
 #define PROC_MEMOS 4
 
+/*
+ * What a reader's block (perf_sample.block) folds to: its cached names,
+ * and the entry of its last sample's process name.
+ */
+struct block_rec {
+	const char *names;	/* in chains[java]; NULL: not yet known */
+	uint32_t names_len;
+	uint32_t last_proc;	/* process id + 1 of last's sample, or 0 */
+	struct fold_entry *last;
+};
+
+/*
+ * A chain's cached names (their address) and a process name's id -> the
+ * stack's entry: open addressing, the key in the slot.
+ */
+struct pair_slot {
+	const char *names;	/* NULL: empty */
+	uint32_t proc;
+	struct fold_entry *e;
+};
+
+#define PAIRS_MAX (1u << 20)	/* pairs kept, at most; then misses are slower */
+
 /* A chain numbered by the caller (collapser_add_chain()) */
 struct chain_rec {
 	struct fk_str names;
@@ -65,10 +88,15 @@ struct collapser {
 		GString *from;	/* comm, pid, tid bytes, one after another */
 		size_t comm_len, pid_len, tid_len;
 		GString *name;	/* append_process()'s bytes */
-		uint64_t hash;	/* fk_hash_bytes() of name */
+		uint32_t id;	/* name's in procs */
 		bool used;
 	} proc[PROC_MEMOS];
 	unsigned proc_last, proc_next;	/* the last hit; the next to replace */
+	struct fk_intern *procs;	/* process names -> ids */
+	struct perf_blocks *blocks;	/* the reader's whose numbers these are */
+	GArray *block_recs[2];	/* struct block_rec, by block number */
+	struct pair_slot *pairs;
+	size_t pairs_mask, npairs;
 	/*
 	 * Event name -> index + 1 in events.  Event names come from the
 	 * input, so a scan of events per sample would make an input with many
@@ -120,6 +148,11 @@ struct collapser *collapser_new(const struct collapse_opts *opts)
 	c->chain_ids = fk_idmap_new();
 	c->chain_names = g_array_new(FALSE, FALSE, sizeof(struct chain_rec));
 	c->names_buf = g_string_sized_new(1024);
+	c->procs = fk_intern_new();
+	c->block_recs[0] = g_array_new(FALSE, TRUE, sizeof(struct block_rec));
+	c->block_recs[1] = g_array_new(FALSE, TRUE, sizeof(struct block_rec));
+	c->pairs_mask = 1023;
+	c->pairs = g_new0(struct pair_slot, c->pairs_mask + 1);
 	return c;
 }
 
@@ -151,6 +184,11 @@ void collapser_free(struct collapser *c)
 	fk_idmap_free(c->chain_ids);
 	g_array_free(c->chain_names, TRUE);
 	g_string_free(c->names_buf, TRUE);
+	fk_intern_free(c->procs);
+	perf_blocks_unref(c->blocks);
+	g_array_free(c->block_recs[0], TRUE);
+	g_array_free(c->block_recs[1], TRUE);
+	g_free(c->pairs);
 	g_hash_table_destroy(c->event_index);
 	g_string_free(c->evname, TRUE);
 	fold_table_free(c->table);
@@ -291,7 +329,7 @@ static const struct proc_memo *process_name(struct collapser *c,
 	g_string_truncate(m->name, 0);
 	append_process(c, s, m->name);
 	m->used = true;
-	m->hash = fk_hash_bytes(m->name->str, m->name->len);
+	m->id = fk_intern_id(c->procs, m->name->str, m->name->len, NULL);
 	return m;
 }
 
@@ -384,6 +422,73 @@ static void skip_empty(struct collapser *c, const struct perf_sample *s)
 			     "sample with neither a process name nor frames");
 }
 
+static inline size_t pair_slot(const struct collapser *c, const char *names,
+			       uint32_t proc)
+{
+	uint64_t h = ((uint64_t)(uintptr_t)names ^ ((uint64_t)proc << 40)) *
+		     0x9e3779b97f4a7c15ULL;
+
+	return (size_t)(h >> 32) & c->pairs_mask;
+}
+
+static struct fold_entry *pair_get(const struct collapser *c, const char *names,
+				   uint32_t proc)
+{
+	for (size_t i = pair_slot(c, names, proc);; i = (i + 1) & c->pairs_mask) {
+		const struct pair_slot *p = &c->pairs[i];
+		if (!p->names || (p->names == names && p->proc == proc))
+			return p->e;
+	}
+}
+
+static void pair_put(struct collapser *c, const char *names, uint32_t proc,
+		     struct fold_entry *e)
+{
+	size_t i;
+
+	if (c->npairs >= PAIRS_MAX)
+		return;
+	if (++c->npairs * 2 > c->pairs_mask + 1) {
+		size_t old_mask = c->pairs_mask;
+		struct pair_slot *old = c->pairs;
+
+		c->pairs_mask = old_mask * 2 + 1;
+		c->pairs = g_new0(struct pair_slot, c->pairs_mask + 1);
+		for (size_t k = 0; k <= old_mask; k++) {
+			if (!old[k].names)
+				continue;
+			for (i = pair_slot(c, old[k].names, old[k].proc); c->pairs[i].names;
+			     i = (i + 1) & c->pairs_mask)
+				;
+			c->pairs[i] = old[k];
+		}
+		g_free(old);
+	}
+	for (i = pair_slot(c, names, proc); c->pairs[i].names; i = (i + 1) & c->pairs_mask)
+		;
+	c->pairs[i] = (struct pair_slot){ names, proc, e };
+}
+
+/*
+ * The record of the sample's block, or NULL when it has none, or one of
+ * another set of blocks than the first this collapser saw.
+ */
+static struct block_rec *block_rec(struct collapser *c, const struct perf_sample *s,
+				   bool java)
+{
+	GArray *a = c->block_recs[java];
+
+	if (!s->block)
+		return NULL;
+	if (!c->blocks)
+		c->blocks = perf_blocks_ref(s->blocks);
+	else if (s->blocks != c->blocks)
+		return NULL;
+	if (s->block >= a->len)
+		g_array_set_size(a, s->block + 1024);
+	return &g_array_index(a, struct block_rec, s->block);
+}
+
 void collapser_add(struct collapser *c, const struct perf_sample *s)
 {
 	fk_count n;
@@ -393,39 +498,48 @@ void collapser_add(struct collapser *c, const struct perf_sample *s)
 		return;
 	n = fk_count_from_u64(s->has_period ? s->period : 1);
 	/*
-	 * The fast path: a chain already in the cache, for a process name
-	 * already seen with it, goes straight to its table entry.
+	 * The fast path: a chain already named (found by the reader's
+	 * number for its text, or by the text), for a process name already
+	 * seen with it, goes straight to its table entry.
 	 */
 	if (!s->frames && s->raw.len && !s->inline_frame.len) {
 		bool java = s->comm.len == 4 && memcmp(s->comm.s, "java", 4) == 0;
-		struct fk_str names, hit;
+		struct block_rec *br = block_rec(c, s, java);
+		const struct proc_memo *pm;
+		struct fk_str names;
 
-		if (strmap_get(c->chains[java], s->raw.s, s->raw.len, &names)) {
-			GString *k = c->scratch;
-			const struct proc_memo *pm = process_name(c, s);
-			/* the key: the chain's cached names' address, then the
-			 * process name; its hash from the name's */
-			uint64_t h = (uint64_t)(uintptr_t)names.s * 0x9e3779b97f4a7c15ULL;
-
-			h = pm->hash ^ h ^ (h >> 29);
-			g_string_set_size(k, sizeof(names.s) + pm->name->len);
-			memcpy(k->str, &names.s, sizeof(names.s));
-			memcpy(k->str + sizeof(names.s), pm->name->str, pm->name->len);
-			if (strmap_get_hashed(c->entries, h, k->str, k->len, &hit)) {
-				memcpy(&e, hit.s, sizeof(e));
-				fold_table_bump(c->table, e, n, 0);
-				return;
-			}
+		if (br && br->names) {
+			names.s = br->names;
+			names.len = br->names_len;
+		} else if (!strmap_get(c->chains[java], s->raw.s, s->raw.len, &names)) {
+			goto slow;
+		} else if (br) {
+			br->names = names.s;
+			br->names_len = (uint32_t)names.len;
+		}
+		pm = process_name(c, s);
+		if (br && br->last_proc == pm->id + 1) {
+			fold_table_bump(c->table, br->last, n, 0);
+			return;
+		}
+		if ((e = pair_get(c, names.s, pm->id))) {
+			fold_table_bump(c->table, e, n, 0);
+		} else {
 			collapser_stack_key(c, s, c->key);
 			if (c->key->len == 0) {	/* found by fuzz/perfscript.c */
 				skip_empty(c, s);
 				return;
 			}
 			e = fold_table_add(c->table, c->key->str, c->key->len, n);
-			strmap_put_hashed(c->entries, h, k->str, k->len, &e, sizeof(e));
-			return;
+			pair_put(c, names.s, pm->id, e);
 		}
+		if (br) {
+			br->last = e;
+			br->last_proc = pm->id + 1;
+		}
+		return;
 	}
+slow:
 	collapser_stack_key(c, s, c->key);
 	if (c->key->len == 0) {
 		skip_empty(c, s);

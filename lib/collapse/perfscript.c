@@ -31,6 +31,33 @@ struct header_memo {
 
 #define MEMOS 4
 
+/*
+ * Blocks are found by a hash of their first BLOCK_PREFIX bytes (the leaf's
+ * line, address included), then compared whole; a bucket holds the
+ * blocks with those first bytes, most recently seen first, and only its
+ * first BLOCK_TRIES are tried (past that, blocks are not kept).
+ */
+#define BLOCK_PREFIX 32
+#define BLOCK_TRIES 8
+#define BLOCKS_MAX_BYTES (64u << 20)
+#define BLOCK_MAX_LEN (64u << 10)
+
+struct known_block {
+	const char *s;		/* the text, in the set's chunk */
+	uint32_t len, lines;
+	uint32_t next;		/* the next block in the bucket, or 0 */
+	uint32_t hash;		/* of the first BLOCK_PREFIX bytes */
+};
+
+struct perf_blocks {
+	unsigned refs;
+	GArray *blocks;		/* struct known_block; number 0 unused */
+	uint32_t *heads;	/* bucket -> its first block, or 0 */
+	size_t mask;
+	size_t bytes;
+	GStringChunk *text;
+};
+
 struct perf_script_reader {
 	struct line_source *lr;
 	const struct perf_script_opts *opts;
@@ -49,6 +76,10 @@ struct perf_script_reader {
 	struct line pending_line;
 	struct header_memo memo[MEMOS];
 	unsigned memo_last, memo_next;	/* the last hit; the next to replace */
+	struct perf_blocks *blocks;
+	bool at_block;		/* the sample's frame lines are next */
+	uint32_t block;		/* the known block they were, or 0 */
+	size_t run_len, run_lines;	/* the first run of indented lines */
 };
 
 static inline bool is_space(char c)
@@ -578,6 +609,128 @@ bool perf_script_parse_frame(const char *line, size_t len,
 	return true;
 }
 
+struct perf_blocks *perf_blocks_new(void)
+{
+	struct perf_blocks *b = g_new0(struct perf_blocks, 1);
+	struct known_block none = { 0 };
+
+	b->refs = 1;
+	b->blocks = g_array_new(FALSE, FALSE, sizeof(struct known_block));
+	g_array_append_val(b->blocks, none);
+	b->mask = 1023;
+	b->heads = g_new0(uint32_t, b->mask + 1);
+	b->text = g_string_chunk_new(1 << 16);
+	return b;
+}
+
+struct perf_blocks *perf_blocks_ref(struct perf_blocks *b)
+{
+	b->refs++;
+	return b;
+}
+
+void perf_blocks_unref(struct perf_blocks *b)
+{
+	if (!b || --b->refs)
+		return;
+	g_array_free(b->blocks, TRUE);
+	g_free(b->heads);
+	g_string_chunk_free(b->text);
+	g_free(b);
+}
+
+static inline uint32_t prefix_hash(const char *p)
+{
+	uint64_t w[4], h;
+
+	memcpy(w, p, sizeof(w));
+	h = (w[0] * 0x9e3779b97f4a7c15ULL) ^ (w[1] * 0xc2b2ae3d27d4eb4fULL) ^
+	    (w[2] * 0x165667b19e3779f9ULL) ^ (w[3] * 0xd6e8feb86659fd93ULL);
+	return (uint32_t)(h ^ (h >> 32));
+}
+
+/*
+ * The known block that p[0..avail) starts with, where the indented lines
+ * at p end (the byte after it is not a blank, so the reader's bulk skip
+ * would stop there too), or 0; a hit moves to the front of its bucket.
+ */
+static uint32_t block_find(struct perf_blocks *b, const char *p, size_t avail)
+{
+	struct known_block *kb = (struct known_block *)(void *)b->blocks->data;
+	uint32_t h, *link, id;
+
+	if (avail <= BLOCK_PREFIX)
+		return 0;
+	h = prefix_hash(p);
+	link = &b->heads[h & b->mask];
+	for (unsigned t = 0; t < BLOCK_TRIES && (id = *link); t++) {
+		struct known_block *k = &kb[id];
+
+		if (k->hash == h && k->len < avail && !is_space(p[k->len]) &&
+		    memcmp(p, k->s, k->len) == 0) {
+			if (t) {	/* to the front */
+				uint32_t *head = &b->heads[h & b->mask];
+				*link = k->next;
+				k->next = *head;
+				*head = id;
+			}
+			return id;
+		}
+		link = &k->next;
+	}
+	return 0;
+}
+
+static void blocks_grow(struct perf_blocks *b)
+{
+	struct known_block *kb = (struct known_block *)(void *)b->blocks->data;
+	size_t mask = b->mask * 2 + 1;
+	uint32_t *heads = g_new0(uint32_t, mask + 1);
+
+	/* oldest first, so that each bucket stays newest first */
+	for (uint32_t id = 1; id < b->blocks->len; id++) {
+		kb[id].next = heads[kb[id].hash & mask];
+		heads[kb[id].hash & mask] = id;
+	}
+	g_free(b->heads);
+	b->heads = heads;
+	b->mask = mask;
+}
+
+/*
+ * The number of the block s[0..len), a run of `lines` complete indented
+ * lines: a known one's, or a new one's, or 0 when the set is full.
+ */
+static uint32_t block_add(struct perf_blocks *b, const char *s, size_t len,
+			  size_t lines)
+{
+	struct known_block *kb = (struct known_block *)(void *)b->blocks->data;
+	struct known_block k = { 0 };
+	unsigned n = 0;
+	uint32_t id;
+
+	if (len < BLOCK_PREFIX || len > BLOCK_MAX_LEN ||
+	    b->bytes + len > BLOCKS_MAX_BYTES)
+		return 0;
+	k.hash = prefix_hash(s);
+	for (id = b->heads[k.hash & b->mask]; id; id = kb[id].next, n++)
+		if (kb[id].len == len && memcmp(kb[id].s, s, len) == 0)
+			return id;
+	if (n >= BLOCK_TRIES)
+		return 0;
+	k.s = g_string_chunk_insert_len(b->text, s, (gssize)len);
+	k.len = (uint32_t)len;
+	k.lines = (uint32_t)lines;
+	k.next = b->heads[k.hash & b->mask];
+	id = b->blocks->len;
+	g_array_append_val(b->blocks, k);
+	b->heads[k.hash & b->mask] = id;
+	b->bytes += len;
+	if (b->blocks->len > b->mask + 1)
+		blocks_grow(b);
+	return id;
+}
+
 struct perf_script_reader *perf_script_reader_open(const char *path,
 	const struct perf_script_opts *opts, struct skip_log *skips,
 	GError **err)
@@ -592,6 +745,7 @@ struct perf_script_reader *perf_script_reader_open(const char *path,
 	r->opts = opts;
 	r->skips = skips;
 	r->hdr = g_string_sized_new(256);
+	r->blocks = opts && opts->blocks ? perf_blocks_ref(opts->blocks) : perf_blocks_new();
 	for (unsigned k = 0; k < MEMOS; k++)
 		r->memo[k].line = g_string_sized_new(256);
 	return r;
@@ -602,6 +756,7 @@ void perf_script_reader_free(struct perf_script_reader *r)
 	if (!r)
 		return;
 	line_source_free(r->lr);
+	perf_blocks_unref(r->blocks);
 	g_string_free(r->hdr, TRUE);
 	for (unsigned k = 0; k < MEMOS; k++)
 		g_string_free(r->memo[k].line, TRUE);
@@ -723,6 +878,8 @@ static void begin_sample(struct perf_script_reader *r, const struct line *line)
 	r->header_line = line->no;
 	r->raw_len = 0;
 	r->inline_frame.len = 0;
+	r->at_block = false;
+	r->run_len = 0;
 	if ((why = parse_header_memo(r, text, line->len, &r->h, &rest))) {
 		r->in_sample = false;
 		r->lost_sample = true;
@@ -737,6 +894,9 @@ static void begin_sample(struct perf_script_reader *r, const struct line *line)
 	 */
 	r->header_frame = rest.len && frame_shaped(rest.s, rest.len);
 	r->inline_frame = rest;
+	r->at_block = !r->header_frame;
+	r->block = 0;
+	r->run_len = 0;
 	/*
 	 * The block starts after the header line's end: the line reader's
 	 * cursor, as nothing has been read since this line (line->len leaves
@@ -755,7 +915,39 @@ static void finish_sample(struct perf_script_reader *r, struct perf_sample *s)
 	s->inline_frame = r->inline_frame;
 	s->file = line_source_name(r->lr);
 	s->lineno = r->header_line;
+	s->blocks = r->blocks;
+	s->block = 0;
+	/* the raw text is one run of indented lines: a block to know */
+	if (r->run_len && r->raw_len == r->run_len)
+		s->block = r->block ? r->block :
+			   block_add(r->blocks, s->raw.s, s->raw.len, r->run_lines);
+	r->at_block = false;
 	r->in_sample = false;
+}
+
+/*
+ * The frame lines at the start of a sample: a known block's when the input
+ * holds one there, else the run the bulk skip finds.
+ */
+static void frame_lines(struct perf_script_reader *r)
+{
+	const char *p = line_source_cursor(r->lr);
+	size_t avail = line_source_avail(r->lr);
+	uint32_t id = block_find(r->blocks, p, avail);
+
+	r->at_block = false;
+	if (id) {
+		const struct known_block *k = &g_array_index(r->blocks->blocks,
+							     struct known_block, id);
+		line_source_advance(r->lr, k->len, k->lines);
+		r->block = id;
+		r->run_len = k->len;
+		r->run_lines = k->lines;
+	} else {
+		r->run_lines = line_source_skip_indented(r->lr);
+		r->run_len = (size_t)(line_source_cursor(r->lr) - p);
+	}
+	r->raw_len = r->run_len;
 }
 
 /*
@@ -788,7 +980,9 @@ int perf_script_reader_next(struct perf_script_reader *r,
 
 		/* the hot path: a sample's indented frame lines, in bulk */
 		if (r->in_sample && !r->header_frame) {
-			if (line_source_skip_indented(r->lr))
+			if (r->at_block)
+				frame_lines(r);
+			else if (line_source_skip_indented(r->lr))
 				r->raw_len = (size_t)(line_source_cursor(r->lr) -
 						      line_source_pinned(r->lr));
 		} else if (r->lost_sample) {

@@ -78,13 +78,39 @@ struct perf_sample {
 					   empty */
 	const char *file;	/* input name, for messages */
 	uint64_t lineno;	/* line of the header */
+	/*
+	 * 0, or a number the reader's blocks gave raw's bytes: samples with
+	 * the same blocks and block have the same raw text, so a consumer
+	 * may key what it makes of raw by the number instead of the text.
+	 */
+	uint32_t block;
+	struct perf_blocks *blocks;
 };
+
+/*
+ * The call chains readers have seen, as text: a sample's frame lines
+ * recur, a few thousand distinct blocks of them in a million samples, so
+ * the reader compares the input with the blocks it has kept (found by
+ * their first bytes) rather than looking for each line's end, and numbers
+ * them (perf_sample.block).  Bounded: past a fixed size no more blocks are
+ * kept, and samples are read line by line as before.  Reference counted:
+ * readers and consumers that keep numbers hold a reference.
+ */
+struct perf_blocks;
+
+struct perf_blocks *perf_blocks_new(void);
+struct perf_blocks *perf_blocks_ref(struct perf_blocks *b);
+void perf_blocks_unref(struct perf_blocks *b);
 
 struct perf_script_opts {
 	bool srcline;		/* each frame line is followed by a source line
 				   (perf script -F+srcline), as with
 				   stackcollapse-perf.pl --srcline */
 	bool perl_last;		/* drop a last sample lacking its blank line */
+	struct perf_blocks *blocks;	/* NULL: the reader makes its own;
+					   share one among the readers whose
+					   samples one consumer sees, so that
+					   their numbers agree */
 };
 
 struct perf_script_reader;
