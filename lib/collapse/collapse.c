@@ -211,7 +211,7 @@ static bool count_event(struct collapser *c, struct fk_str ev)
 	if (c->last < c->events->len) {
 		e = &g_array_index(c->events, struct event_count, c->last);
 		/* nearly every sample has the event of the one before */
-		if (e->len != ev.len || memcmp(e->name, ev.s, ev.len) != 0)
+		if (e->len != ev.len || !fk_bytes_equal(e->name, ev.s, ev.len))
 			e = NULL;
 	}
 	if (!e) {
@@ -289,7 +289,7 @@ static void append_process(struct collapser *c, const struct perf_sample *s,
 
 static bool same_bytes(const char *a, struct fk_str b)
 {
-	return !b.len || memcmp(a, b.s, b.len) == 0;
+	return fk_bytes_equal(a, b.s, b.len);
 }
 
 /*

@@ -364,7 +364,7 @@ static bool header_memo_parse(const struct header_memo *m, const char *line,
 {
 	size_t i = m->t_beg, dot, tail;
 
-	if (!m->line->len || len <= i || memcmp(line, m->line->str, i) != 0)
+	if (!m->line->len || len <= i || !fk_bytes_equal(line, m->line->str, i))
 		return false;
 	while (i < len && is_digit(line[i]))
 		i++;
@@ -375,7 +375,7 @@ static bool header_memo_parse(const struct header_memo *m, const char *line,
 		i++;
 	tail = m->line->len - m->colon;
 	if (i == dot || len - i != tail ||
-	    memcmp(line + i, m->line->str + m->colon, tail) != 0)
+	    !fk_bytes_equal(line + i, m->line->str + m->colon, tail))
 		return false;
 	*s = m->h;
 	s->comm = memo_field(m, m->h.comm, line, i);
@@ -985,6 +985,14 @@ int perf_script_reader_next(struct perf_script_reader *r,
 			else if (line_source_skip_indented(r->lr))
 				r->raw_len = (size_t)(line_source_cursor(r->lr) -
 						      line_source_pinned(r->lr));
+			/* the blank line after them that ends the sample, as
+			 * the loop below would read it, without a search */
+			if (line_source_avail(r->lr) && *line_source_cursor(r->lr) == '\n') {
+				line_source_advance(r->lr, 1, 1);
+				r->lost_sample = false;
+				finish_sample(r, s);
+				return 1;
+			}
 		} else if (r->lost_sample) {
 			line_source_skip_indented(r->lr);
 		}
