@@ -19,7 +19,7 @@ struct line_source *line_source_open(const char *path, GError **err)
 	int fd = -1;
 
 	if (path && strcmp(path, "-") != 0 &&
-	    !(m = map_lines_open(path, &fd, err)) && fd < 0)
+	    !(m = map_lines_open_windowed(path, &fd, err)) && fd < 0)
 		return NULL;
 	ls = g_new0(struct line_source, 1);
 	ls->map = m;

@@ -20,11 +20,49 @@ struct map_lines {
 	size_t size;
 	size_t pos;		/* first byte not yet returned */
 	bool stops;		/* a '\n' or NUL follows every line */
+	bool windowed;		/* map_lines_open_windowed() */
+	size_t slide_at;	/* pos at which to move the window */
+	size_t mapped_to;	/* populated up to here */
+	size_t dropped_to;	/* released up to here */
 	uint64_t lineno;
 	char *name;
 };
 
-struct map_lines *map_lines_open(const char *path, int *fdp, GError **err)
+/*
+ * The window: pages from MAP_LINES_WINDOW before pos to 2 windows after it
+ * are mapped (one call, not a fault per few pages), those before released.
+ */
+static void slide(struct map_lines *m)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t drop = m->pos > MAP_LINES_WINDOW ? (m->pos - MAP_LINES_WINDOW) & ~(page - 1) : 0;
+	size_t to = m->pos + 2 * MAP_LINES_WINDOW;
+
+	if (to > m->size)
+		to = m->size;
+	if (drop > m->dropped_to) {
+		madvise((void *)(m->map + m->dropped_to), drop - m->dropped_to, MADV_DONTNEED);
+		m->dropped_to = drop;
+	}
+#ifdef MADV_POPULATE_READ
+	if (to > m->mapped_to) {
+		size_t from = m->mapped_to & ~(page - 1);
+		/* failure (a kernel before 5.14) only means page faults */
+		madvise((void *)(m->map + from), to - from, MADV_POPULATE_READ);
+		m->mapped_to = to;
+	}
+#endif
+	m->slide_at = m->pos + MAP_LINES_WINDOW;
+}
+
+static inline void maybe_slide(struct map_lines *m)
+{
+	if (m->windowed && m->pos >= m->slide_at)
+		slide(m);
+}
+
+static struct map_lines *open_map(const char *path, int *fdp, bool windowed,
+				  GError **err)
 {
 	struct map_lines *m;
 	struct stat st;
@@ -60,7 +98,7 @@ struct map_lines *map_lines_open(const char *path, int *fdp, GError **err)
 	 * not fit in memory.  The mapping outlives the descriptor.
 	 */
 	p = mmap(NULL, (size_t)st.st_size, PROT_READ,
-		 MAP_SHARED | (st.st_size <= POPULATE_MAX ? MAP_POPULATE : 0),
+		 MAP_SHARED | (!windowed && st.st_size <= POPULATE_MAX ? MAP_POPULATE : 0),
 		 fd, 0);
 	if (p == MAP_FAILED) {
 		*fdp = fd;
@@ -78,7 +116,20 @@ struct map_lines *map_lines_open(const char *path, int *fdp, GError **err)
 	m->stops = m->size % (size_t)sysconf(_SC_PAGESIZE) != 0 ||
 		   m->map[m->size - 1] == '\n';
 	m->name = g_strdup(path);
+	m->windowed = windowed;
+	if (windowed)
+		slide(m);
 	return m;
+}
+
+struct map_lines *map_lines_open(const char *path, int *fdp, GError **err)
+{
+	return open_map(path, fdp, false, err);
+}
+
+struct map_lines *map_lines_open_windowed(const char *path, int *fdp, GError **err)
+{
+	return open_map(path, fdp, true, err);
 }
 
 /* The first '\n' or NUL in s[0..n), or NULL: one pass finds both. */
@@ -139,6 +190,7 @@ int map_lines_next(struct map_lines *m, struct line *line, GError **err)
 	}
 	m->lineno++;
 	m->pos += len + (e != NULL);
+	maybe_slide(m);
 	line->s = s;
 	line->len = len && s[len - 1] == '\r' ? len - 1 : len;
 	line->no = m->lineno;
@@ -154,6 +206,7 @@ size_t map_lines_skip_indented(struct map_lines *m)
 
 	m->pos += n;
 	m->lineno += lines;
+	maybe_slide(m);
 	return lines;
 }
 
@@ -181,6 +234,7 @@ void map_lines_advance(struct map_lines *m, size_t n, size_t lines)
 {
 	m->pos += n;
 	m->lineno += lines;
+	maybe_slide(m);
 }
 
 void map_lines_free(struct map_lines *m)

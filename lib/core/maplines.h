@@ -46,6 +46,17 @@ struct map_lines;
  */
 struct map_lines *map_lines_open(const char *path, int *fd, GError **err);
 
+/*
+ * map_lines_open() for a reader that is done with each line soon after it
+ * (the collapsers: one sample at a time): the file is mapped a window at a
+ * time, and the pages the cursor has left MAP_LINES_WINDOW bytes behind are
+ * released, so that the process's resident memory stays bounded however
+ * large the file.  Lines stay valid as before (a released page is read
+ * again from the page cache if touched), only slower.
+ */
+#define MAP_LINES_WINDOW ((size_t)8 << 20)
+struct map_lines *map_lines_open_windowed(const char *path, int *fd, GError **err);
+
 /* Returns 1 and fills *line, 0 at end of input, or -1 and sets *err. */
 int map_lines_next(struct map_lines *m, struct line *line, GError **err);
 

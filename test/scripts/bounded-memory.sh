@@ -6,7 +6,9 @@
 # distinct stacks through each tool and fails if its peak RSS reaches
 # 100 MB or its output is not the block's output scaled by the number of
 # copies:
-#   fp-collapse   perf script text: the FlameGraph iperf recording, repeated
+#   fp-collapse   perf script text: the FlameGraph iperf recording, repeated;
+#                 and as a regular file of 2 blocks, which it maps: the
+#                 pages read must not all stay resident
 #   kfold, fgrep-stacks, fold2svg (each only when built)
 #                 folded text: the FlameGraph vertx profile, repeated
 # Peak RSS comes from /usr/bin/time (Debian package `time`, in tools/deps),
@@ -102,6 +104,22 @@ measure "$T/block.perf" "$blocks" "$T/out" "$BIN/fp-collapse"
 report fp-collapse $((bsize * blocks))
 check_scaled fp-collapse "$T/one.out" "$T/out" $((copies_per_block * blocks))
 echo "  $(wc -l < "$T/out") distinct stacks from $((copies_per_block * blocks)) copies of a real recording"
+
+# --- fp-collapse on a regular file, which it maps: the pages it has read
+# must not stay in its resident memory (2 blocks: over 128 MiB) ---
+cat "$T/block.perf" "$T/block.perf" > "$T/big.perf"
+t0=$(date +%s.%N)
+if [ -x /usr/bin/time ]; then
+	/usr/bin/time -f %M -o "$T/rss" "$BIN/fp-collapse" "$T/big.perf" > "$T/out" 2> "$T/err"
+	st=$?; rss=$(tail -1 "$T/rss"); how="/usr/bin/time"
+	t1=$(date +%s.%N)
+	secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+	report "fp-collapse (mapped file)" $((bsize * 2))
+	check_scaled fp-collapse "$T/one.out" "$T/out" $((copies_per_block * 2))
+else
+	echo "  mapped file not checked: no /usr/bin/time"
+fi
+rm -f "$T/big.perf"
 
 # --- the folded-text tools, when built ---
 make_block "$DATA/collapsed/perf-vertx-stacks-01-collapsed-all.txt" "$T/block.folded"
