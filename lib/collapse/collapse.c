@@ -34,6 +34,18 @@ struct block_rec {
 };
 
 /*
+ * What a header layout (perf_sample.layout) gives every sample of it: the
+ * event's index, and the process name's id.  Direct mapped by the number.
+ */
+struct layout_rec {
+	uint64_t layout;	/* 0: empty */
+	guint event;		/* index in events; G_MAXUINT: no event */
+	uint32_t proc;		/* process id + 1, or 0: not yet known */
+};
+
+#define LAYOUTS 64
+
+/*
  * A chain's cached names (their address) and a process name's id -> the
  * stack's entry: open addressing, the key in the slot.
  */
@@ -94,6 +106,7 @@ struct collapser {
 	unsigned proc_last, proc_next;	/* the last hit; the next to replace */
 	struct fk_intern *procs;	/* process names -> ids */
 	struct perf_blocks *blocks;	/* the reader's whose numbers these are */
+	struct layout_rec layouts[LAYOUTS];
 	GArray *block_recs[2];	/* struct block_rec, by block number */
 	struct pair_slot *pairs;
 	size_t pairs_mask, npairs;
@@ -202,8 +215,12 @@ struct fold_table *collapser_table(struct collapser *c)
 	return c->table;
 }
 
-/* Counts a sample of event ev; returns whether it is the kept event. */
-static bool count_event(struct collapser *c, struct fk_str ev)
+/*
+ * Counts a sample of event ev; returns whether it is the kept event, and
+ * sets *index to its index in events (G_MAXUINT: one past MAX_EVENTS,
+ * not tracked).
+ */
+static bool count_event(struct collapser *c, struct fk_str ev, guint *index)
 {
 	struct event_count *e = NULL;
 	guint at;
@@ -223,6 +240,7 @@ static bool count_event(struct collapser *c, struct fk_str ev)
 		} else if (c->events->len >= MAX_EVENTS && c->kept &&
 			   strcmp(c->evname->str, c->kept) != 0) {
 			c->untracked++;
+			*index = G_MAXUINT;
 			return false;
 		} else {
 			struct event_count ne = { g_strndup(ev.s, ev.len), ev.len, 0, false };
@@ -238,6 +256,7 @@ static bool count_event(struct collapser *c, struct fk_str ev)
 		e = &g_array_index(c->events, struct event_count, c->last);
 	}
 	e->samples++;
+	*index = c->last;
 	return e->kept;
 }
 
@@ -469,10 +488,17 @@ static void pair_put(struct collapser *c, const char *names, uint32_t proc,
 	c->pairs[i] = (struct pair_slot){ names, proc, e };
 }
 
-/*
- * The record of the sample's block, or NULL when it has none, or one of
- * another set of blocks than the first this collapser saw.
- */
+/* Whether the sample's numbers are of the set this collapser keys by. */
+static bool our_numbers(struct collapser *c, const struct perf_sample *s)
+{
+	if (!s->blocks)
+		return false;
+	if (!c->blocks)
+		c->blocks = perf_blocks_ref(s->blocks);
+	return s->blocks == c->blocks;
+}
+
+/* The record of the sample's block, or NULL when it has none. */
 static struct block_rec *block_rec(struct collapser *c, const struct perf_sample *s,
 				   bool java)
 {
@@ -480,21 +506,50 @@ static struct block_rec *block_rec(struct collapser *c, const struct perf_sample
 
 	if (!s->block)
 		return NULL;
-	if (!c->blocks)
-		c->blocks = perf_blocks_ref(s->blocks);
-	else if (s->blocks != c->blocks)
-		return NULL;
 	if (s->block >= a->len)
 		g_array_set_size(a, s->block + 1024);
 	return &g_array_index(a, struct block_rec, s->block);
+}
+
+/*
+ * Counts the sample's event (by its layout's record when *lr is one, else
+ * filling it); false when the sample is not of the kept event.
+ */
+static bool layout_event(struct collapser *c, const struct perf_sample *s,
+			 struct layout_rec *lr)
+{
+	guint ev = G_MAXUINT;
+	bool kept = true;
+
+	if (lr && lr->layout == s->layout) {
+		struct event_count *e;
+
+		if (lr->event == G_MAXUINT)
+			return true;
+		e = &g_array_index(c->events, struct event_count, lr->event);
+		e->samples++;
+		c->last = lr->event;
+		return e->kept;
+	}
+	if (s->event.len) {
+		kept = count_event(c, s->event, &ev);
+		/* an untracked event is counted as such every time */
+		if (ev == G_MAXUINT)
+			return kept;
+	}
+	if (lr)
+		*lr = (struct layout_rec){ s->layout, ev, 0 };
+	return kept;
 }
 
 void collapser_add(struct collapser *c, const struct perf_sample *s)
 {
 	fk_count n;
 	struct fold_entry *e;
+	bool ours = our_numbers(c, s);
+	struct layout_rec *lr = ours && s->layout ? &c->layouts[s->layout % LAYOUTS] : NULL;
 
-	if (s->event.len && !count_event(c, s->event))
+	if (!layout_event(c, s, lr))
 		return;
 	n = fk_count_from_u64(s->has_period ? s->period : 1);
 	/*
@@ -504,9 +559,9 @@ void collapser_add(struct collapser *c, const struct perf_sample *s)
 	 */
 	if (!s->frames && s->raw.len && !s->inline_frame.len) {
 		bool java = s->comm.len == 4 && memcmp(s->comm.s, "java", 4) == 0;
-		struct block_rec *br = block_rec(c, s, java);
-		const struct proc_memo *pm;
+		struct block_rec *br = ours ? block_rec(c, s, java) : NULL;
 		struct fk_str names;
+		uint32_t proc;
 
 		if (br && br->names) {
 			names.s = br->names;
@@ -517,12 +572,18 @@ void collapser_add(struct collapser *c, const struct perf_sample *s)
 			br->names = names.s;
 			br->names_len = (uint32_t)names.len;
 		}
-		pm = process_name(c, s);
-		if (br && br->last_proc == pm->id + 1) {
+		if (lr && lr->proc) {
+			proc = lr->proc - 1;
+		} else {
+			proc = process_name(c, s)->id;
+			if (lr)
+				lr->proc = proc + 1;
+		}
+		if (br && br->last_proc == proc + 1) {
 			fold_table_bump(c->table, br->last, n, 0);
 			return;
 		}
-		if ((e = pair_get(c, names.s, pm->id))) {
+		if ((e = pair_get(c, names.s, proc))) {
 			fold_table_bump(c->table, e, n, 0);
 		} else {
 			collapser_stack_key(c, s, c->key);
@@ -531,11 +592,11 @@ void collapser_add(struct collapser *c, const struct perf_sample *s)
 				return;
 			}
 			e = fold_table_add(c->table, c->key->str, c->key->len, n);
-			pair_put(c, names.s, pm->id, e);
+			pair_put(c, names.s, proc, e);
 		}
 		if (br) {
 			br->last = e;
-			br->last_proc = pm->id + 1;
+			br->last_proc = proc + 1;
 		}
 		return;
 	}
@@ -659,8 +720,9 @@ struct fold_entry *collapser_add_chain(struct collapser *c, const struct perf_sa
 	const char *proc;
 	size_t plen;
 	bool cached;
+	guint ev;
 
-	if (s->event.len && !count_event(c, s->event))
+	if (s->event.len && !count_event(c, s->event, &ev))
 		return NULL;
 	cached = chain_names(c, chain, ids, s->nframes, by_id, java, &names, &rec);
 	/* the names' address stands for the chain: the entry of a chain

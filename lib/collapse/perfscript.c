@@ -56,6 +56,7 @@ struct perf_blocks {
 	size_t mask;
 	size_t bytes;
 	GStringChunk *text;
+	uint64_t layouts;	/* the last layout number given */
 };
 
 struct perf_script_reader {
@@ -424,6 +425,7 @@ static const char *parse_header_memo(struct perf_script_reader *r,
 	m->h.tid = memo_field_to(m, s->tid, line);
 	m->h.event = memo_field_to(m, s->event, line);
 	m->rest = memo_field_to(m, *rest, line);
+	m->h.layout = s->layout = ++r->blocks->layouts;
 	return NULL;
 }
 

@@ -85,6 +85,13 @@ struct perf_sample {
 	 */
 	uint32_t block;
 	struct perf_blocks *blocks;
+	/*
+	 * 0, or a number of the blocks' (as block) for the header's layout:
+	 * samples with the same blocks and layout have headers that differ
+	 * only in the time, the same bytes in comm, pid, tid, event, period
+	 * and inline_frame.
+	 */
+	uint64_t layout;
 };
 
 /*
@@ -93,7 +100,8 @@ struct perf_sample {
  * the reader compares the input with the blocks it has kept (found by
  * their first bytes) rather than looking for each line's end, and numbers
  * them (perf_sample.block).  Bounded: past a fixed size no more blocks are
- * kept, and samples are read line by line as before.  Reference counted:
+ * kept, and samples are read line by line as before.  The set also numbers
+ * header layouts (perf_sample.layout).  Reference counted:
  * readers and consumers that keep numbers hold a reference.
  */
 struct perf_blocks;
