@@ -27,8 +27,7 @@ struct event_count {
  * and the entry of its last sample's process name.
  */
 struct block_rec {
-	const char *names;	/* in chains[java]; NULL: not yet known */
-	uint32_t names_len;
+	uint32_t names;		/* the names' id + 1 in names_ids; 0: not yet known */
 	uint32_t last_proc;	/* process id + 1 of last's sample, or 0 */
 	struct fold_entry *last;
 };
@@ -46,12 +45,11 @@ struct layout_rec {
 #define LAYOUTS 64
 
 /*
- * A chain's cached names (their address) and a process name's id -> the
- * stack's entry: open addressing, the key in the slot.
+ * A chain's names' id and a process name's id -> the stack's entry: open
+ * addressing, the key in the slot.
  */
 struct pair_slot {
-	const char *names;	/* NULL: empty */
-	uint32_t proc;
+	uint64_t key;		/* names id << 32 | process id, + 1; 0: empty */
 	struct fold_entry *e;
 };
 
@@ -105,6 +103,8 @@ struct collapser {
 	} proc[PROC_MEMOS];
 	unsigned proc_last, proc_next;	/* the last hit; the next to replace */
 	struct fk_intern *procs;	/* process names -> ids */
+	struct fk_intern *names_ids;	/* chains' names -> ids: one id for
+					   the same names, whatever the text */
 	struct perf_blocks *blocks;	/* the reader's whose numbers these are */
 	struct layout_rec layouts[LAYOUTS];
 	GArray *block_recs[2];	/* struct block_rec, by block number */
@@ -162,6 +162,7 @@ struct collapser *collapser_new(const struct collapse_opts *opts)
 	c->chain_names = g_array_new(FALSE, FALSE, sizeof(struct chain_rec));
 	c->names_buf = g_string_sized_new(1024);
 	c->procs = fk_intern_new();
+	c->names_ids = fk_intern_new();
 	c->block_recs[0] = g_array_new(FALSE, TRUE, sizeof(struct block_rec));
 	c->block_recs[1] = g_array_new(FALSE, TRUE, sizeof(struct block_rec));
 	c->pairs_mask = 1023;
@@ -198,6 +199,7 @@ void collapser_free(struct collapser *c)
 	g_array_free(c->chain_names, TRUE);
 	g_string_free(c->names_buf, TRUE);
 	fk_intern_free(c->procs);
+	fk_intern_free(c->names_ids);
 	perf_blocks_unref(c->blocks);
 	g_array_free(c->block_recs[0], TRUE);
 	g_array_free(c->block_recs[1], TRUE);
@@ -441,27 +443,21 @@ static void skip_empty(struct collapser *c, const struct perf_sample *s)
 			     "sample with neither a process name nor frames");
 }
 
-static inline size_t pair_slot(const struct collapser *c, const char *names,
-			       uint32_t proc)
+static inline size_t pair_slot(const struct collapser *c, uint64_t key)
 {
-	uint64_t h = ((uint64_t)(uintptr_t)names ^ ((uint64_t)proc << 40)) *
-		     0x9e3779b97f4a7c15ULL;
-
-	return (size_t)(h >> 32) & c->pairs_mask;
+	return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 32) & c->pairs_mask;
 }
 
-static struct fold_entry *pair_get(const struct collapser *c, const char *names,
-				   uint32_t proc)
+static struct fold_entry *pair_get(const struct collapser *c, uint64_t key)
 {
-	for (size_t i = pair_slot(c, names, proc);; i = (i + 1) & c->pairs_mask) {
+	for (size_t i = pair_slot(c, key);; i = (i + 1) & c->pairs_mask) {
 		const struct pair_slot *p = &c->pairs[i];
-		if (!p->names || (p->names == names && p->proc == proc))
+		if (!p->key || p->key == key)
 			return p->e;
 	}
 }
 
-static void pair_put(struct collapser *c, const char *names, uint32_t proc,
-		     struct fold_entry *e)
+static void pair_put(struct collapser *c, uint64_t key, struct fold_entry *e)
 {
 	size_t i;
 
@@ -474,18 +470,38 @@ static void pair_put(struct collapser *c, const char *names, uint32_t proc,
 		c->pairs_mask = old_mask * 2 + 1;
 		c->pairs = g_new0(struct pair_slot, c->pairs_mask + 1);
 		for (size_t k = 0; k <= old_mask; k++) {
-			if (!old[k].names)
+			if (!old[k].key)
 				continue;
-			for (i = pair_slot(c, old[k].names, old[k].proc); c->pairs[i].names;
+			for (i = pair_slot(c, old[k].key); c->pairs[i].key;
 			     i = (i + 1) & c->pairs_mask)
 				;
 			c->pairs[i] = old[k];
 		}
 		g_free(old);
 	}
-	for (i = pair_slot(c, names, proc); c->pairs[i].names; i = (i + 1) & c->pairs_mask)
+	for (i = pair_slot(c, key); c->pairs[i].key; i = (i + 1) & c->pairs_mask)
 		;
-	c->pairs[i] = (struct pair_slot){ names, proc, e };
+	c->pairs[i] = (struct pair_slot){ key, e };
+}
+
+/*
+ * The stack key of a sample whose chain's names and process name are
+ * known: as collapser_stack_key() makes it.
+ */
+static void key_from_names(struct collapser *c, const struct perf_sample *s,
+			   uint32_t proc, struct fk_str names, GString *key)
+{
+	struct fk_str p = fk_intern_str(c->procs, proc);
+
+	g_string_truncate(key, 0);
+	if (s->comm.len)
+		g_string_append_len(key, p.s, (gssize)p.len);
+	g_string_append_len(key, names.s, (gssize)names.len);
+	if (!s->comm.len && key->len) {
+		g_string_erase(key, 0, 1);
+		if (key->len && key->str[0] == '#')
+			key->str[0] = '_';
+	}
 }
 
 /* Whether the sample's numbers are of the set this collapser keys by. */
@@ -561,16 +577,17 @@ void collapser_add(struct collapser *c, const struct perf_sample *s)
 		bool java = s->comm.len == 4 && memcmp(s->comm.s, "java", 4) == 0;
 		struct block_rec *br = ours ? block_rec(c, s, java) : NULL;
 		struct fk_str names;
-		uint32_t proc;
+		uint32_t proc, nid;
+		uint64_t key;
 
 		if (br && br->names) {
-			names.s = br->names;
-			names.len = br->names_len;
+			nid = br->names - 1;
 		} else if (!strmap_get(c->chains[java], s->raw.s, s->raw.len, &names)) {
 			goto slow;
-		} else if (br) {
-			br->names = names.s;
-			br->names_len = (uint32_t)names.len;
+		} else {
+			nid = fk_intern_id(c->names_ids, names.s, names.len, NULL);
+			if (br)
+				br->names = nid + 1;
 		}
 		if (lr && lr->proc) {
 			proc = lr->proc - 1;
@@ -583,16 +600,17 @@ void collapser_add(struct collapser *c, const struct perf_sample *s)
 			fold_table_bump(c->table, br->last, n, 0);
 			return;
 		}
-		if ((e = pair_get(c, names.s, proc))) {
+		key = ((uint64_t)nid << 32 | proc) + 1;
+		if ((e = pair_get(c, key))) {
 			fold_table_bump(c->table, e, n, 0);
 		} else {
-			collapser_stack_key(c, s, c->key);
+			key_from_names(c, s, proc, fk_intern_str(c->names_ids, nid), c->key);
 			if (c->key->len == 0) {	/* found by fuzz/perfscript.c */
 				skip_empty(c, s);
 				return;
 			}
 			e = fold_table_add(c->table, c->key->str, c->key->len, n);
-			pair_put(c, names.s, proc, e);
+			pair_put(c, key, e);
 		}
 		if (br) {
 			br->last = e;
