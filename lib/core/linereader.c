@@ -217,10 +217,11 @@ size_t line_reader_avail(const struct line_reader *r)
 	return end > r->start ? end - r->start : 0;
 }
 
-void line_reader_advance(struct line_reader *r, size_t n, size_t lines)
+uint64_t line_reader_advance(struct line_reader *r, size_t n, size_t lines)
 {
 	r->start += n;
 	r->lineno += lines;
+	return r->lineno;
 }
 
 /* popcount of a 16-bit mask without needing the POPCNT instruction */

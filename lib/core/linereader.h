@@ -103,9 +103,10 @@ size_t line_reader_avail(const struct line_reader *r);
 
 /*
  * Moves the cursor over the next n bytes (n <= line_reader_avail()), which
- * the caller knows to be `lines` complete lines, each ending in '\n'.
+ * the caller knows to be `lines` complete lines, each ending in '\n';
+ * returns the number of the last of them.
  */
-void line_reader_advance(struct line_reader *r, size_t n, size_t lines);
+uint64_t line_reader_advance(struct line_reader *r, size_t n, size_t lines);
 
 /* The name used in messages: the path, or "<stdin>". */
 const char *line_reader_name(const struct line_reader *r);

@@ -72,12 +72,10 @@ size_t line_source_avail(const struct line_source *ls)
 	return ls->map ? map_lines_avail(ls->map) : line_reader_avail(ls->lr);
 }
 
-void line_source_advance(struct line_source *ls, size_t n, size_t lines)
+uint64_t line_source_advance(struct line_source *ls, size_t n, size_t lines)
 {
-	if (ls->map)
-		map_lines_advance(ls->map, n, lines);
-	else
-		line_reader_advance(ls->lr, n, lines);
+	return ls->map ? map_lines_advance(ls->map, n, lines)
+		       : line_reader_advance(ls->lr, n, lines);
 }
 
 bool line_source_lines_stay(const struct line_source *ls)

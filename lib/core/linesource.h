@@ -68,9 +68,9 @@ size_t line_source_avail(const struct line_source *ls);
 /*
  * Moves the cursor over the next n bytes (n <= line_source_avail()), which
  * the caller knows to be `lines` complete lines, each ending in '\n'; a
- * pinned block keeps them.
+ * pinned block keeps them.  Returns the number of the last of them.
  */
-void line_source_advance(struct line_source *ls, size_t n, size_t lines);
+uint64_t line_source_advance(struct line_source *ls, size_t n, size_t lines);
 
 /*
  * Whether lines stay valid until line_source_free() (a mapped file), so

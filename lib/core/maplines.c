@@ -230,11 +230,12 @@ size_t map_lines_avail(const struct map_lines *m)
 	return m->size - m->pos;
 }
 
-void map_lines_advance(struct map_lines *m, size_t n, size_t lines)
+uint64_t map_lines_advance(struct map_lines *m, size_t n, size_t lines)
 {
 	m->pos += n;
 	m->lineno += lines;
 	maybe_slide(m);
+	return m->lineno;
 }
 
 void map_lines_free(struct map_lines *m)

@@ -80,9 +80,10 @@ size_t map_lines_avail(const struct map_lines *m);
 
 /*
  * Moves the cursor over the next n bytes (n <= map_lines_avail()), which
- * the caller knows to be `lines` complete lines, each ending in '\n'.
+ * the caller knows to be `lines` complete lines, each ending in '\n';
+ * returns the number of the last of them.
  */
-void map_lines_advance(struct map_lines *m, size_t n, size_t lines);
+uint64_t map_lines_advance(struct map_lines *m, size_t n, size_t lines);
 
 /* Unmaps the file: every line returned becomes invalid. */
 void map_lines_free(struct map_lines *m);
