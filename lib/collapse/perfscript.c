@@ -351,6 +351,39 @@ static struct fk_str memo_field(const struct header_memo *m, struct fk_str f,
 }
 
 /*
+ * Where the time ends in text[0..n) when text starts with the memo's bytes
+ * before the time and then a time (DIGITS.DIGITS); else 0.
+ */
+static size_t memo_time_end(const struct header_memo *m, const char *text,
+			    size_t n)
+{
+	size_t i = m->t_beg, dot;
+
+	if (!m->line->len || n <= i || !fk_bytes_equal(text, m->line->str, i))
+		return 0;
+	while (i < n && is_digit(text[i]))
+		i++;
+	if (i == m->t_beg || i == n || text[i] != '.')
+		return 0;
+	dot = ++i;
+	while (i < n && is_digit(text[i]))
+		i++;
+	return i == dot ? 0 : i;
+}
+
+/* The memo's fields moved over to text, whose time ends at i. */
+static void memo_fill(const struct header_memo *m, const char *text, size_t i,
+		      struct perf_sample *s, struct fk_str *rest)
+{
+	*s = m->h;
+	s->comm = memo_field(m, m->h.comm, text, i);
+	s->pid = memo_field(m, m->h.pid, text, i);
+	s->tid = memo_field(m, m->h.tid, text, i);
+	s->event = memo_field(m, m->h.event, text, i);
+	*rest = memo_field(m, m->rest, text, i);
+}
+
+/*
  * parse_header() by comparison with the memo: when line has the memo's
  * bytes before the time, a time (DIGITS.DIGITS) and then the memo's bytes
  * from the time's ':' to the end, parse_header_fast() would find the same
@@ -363,27 +396,32 @@ static bool header_memo_parse(const struct header_memo *m, const char *line,
 			      size_t len, struct perf_sample *s,
 			      struct fk_str *rest)
 {
-	size_t i = m->t_beg, dot, tail;
+	size_t i = memo_time_end(m, line, len), tail = m->line->len - m->colon;
 
-	if (!m->line->len || len <= i || !fk_bytes_equal(line, m->line->str, i))
-		return false;
-	while (i < len && is_digit(line[i]))
-		i++;
-	if (i == m->t_beg || i == len || line[i] != '.')
-		return false;
-	dot = ++i;
-	while (i < len && is_digit(line[i]))
-		i++;
-	tail = m->line->len - m->colon;
-	if (i == dot || len - i != tail ||
+	if (!i || len - i != tail ||
 	    !fk_bytes_equal(line + i, m->line->str + m->colon, tail))
 		return false;
-	*s = m->h;
-	s->comm = memo_field(m, m->h.comm, line, i);
-	s->pid = memo_field(m, m->h.pid, line, i);
-	s->tid = memo_field(m, m->h.tid, line, i);
-	s->event = memo_field(m, m->h.event, line, i);
-	*rest = memo_field(m, m->rest, line, i);
+	memo_fill(m, line, i, s, rest);
+	return true;
+}
+
+/*
+ * header_memo_parse() on the line at p, before it is read as a line: the
+ * same comparisons, with the line's end ('\n') expected where the memo's
+ * tail ends; sets *len to the line's length.  Where it says yes, the line
+ * reader would have returned that line and header_memo_parse() said yes.
+ */
+static bool header_memo_peek(const struct header_memo *m, const char *p,
+			     size_t avail, struct perf_sample *s,
+			     struct fk_str *rest, size_t *len)
+{
+	size_t i = memo_time_end(m, p, avail), tail = m->line->len - m->colon;
+
+	if (!i || avail - i <= tail || p[i + tail] != '\n' ||
+	    !fk_bytes_equal(p + i, m->line->str + m->colon, tail))
+		return false;
+	*len = i + tail;
+	memo_fill(m, p, i, s, rest);
 	return true;
 }
 
@@ -863,9 +901,31 @@ static bool frame_shaped(const char *line, size_t len)
 	return false;
 }
 
+/* The sample whose header (r->h, r->inline_frame) has just been read. */
+static void begin_parsed(struct perf_script_reader *r)
+{
+	struct fk_str rest = r->inline_frame;
+
+	r->in_sample = true;
+	r->lost_sample = false;
+	/*
+	 * Without a call chain perf prints the sample's frame on this line
+	 * and no blank line after it: the next line may be the next sample.
+	 */
+	r->header_frame = rest.len && frame_shaped(rest.s, rest.len);
+	r->at_block = !r->header_frame;
+	r->block = 0;
+	r->run_len = 0;
+	/*
+	 * The block starts after the header line's end: the line reader's
+	 * cursor, as nothing has been read since this line (line->len leaves
+	 * out the '\r' of a CRLF end, so it cannot say where that is).
+	 */
+	line_source_pin(r->lr, line_source_cursor(r->lr));
+}
+
 static void begin_sample(struct perf_script_reader *r, const struct line *line)
 {
-	struct fk_str rest;
 	const char *why;
 
 	const char *text = line->s;
@@ -882,29 +942,44 @@ static void begin_sample(struct perf_script_reader *r, const struct line *line)
 	r->inline_frame.len = 0;
 	r->at_block = false;
 	r->run_len = 0;
-	if ((why = parse_header_memo(r, text, line->len, &r->h, &rest))) {
+	if ((why = parse_header_memo(r, text, line->len, &r->h, &r->inline_frame))) {
 		r->in_sample = false;
 		r->lost_sample = true;
 		skip(r, line->no, why);
 		return;
 	}
-	r->in_sample = true;
-	r->lost_sample = false;
-	/*
-	 * Without a call chain perf prints the sample's frame on this line
-	 * and no blank line after it: the next line may be the next sample.
-	 */
-	r->header_frame = rest.len && frame_shaped(rest.s, rest.len);
-	r->inline_frame = rest;
-	r->at_block = !r->header_frame;
-	r->block = 0;
-	r->run_len = 0;
-	/*
-	 * The block starts after the header line's end: the line reader's
-	 * cursor, as nothing has been read since this line (line->len leaves
-	 * out the '\r' of a CRLF end, so it cannot say where that is).
-	 */
-	line_source_pin(r->lr, line_source_cursor(r->lr));
+	begin_parsed(r);
+}
+
+/*
+ * The header line just read (at the line source's cursor's line end) at
+ * the start of the next line, when a mapped file holds one of a memo's
+ * layouts there: begins its sample without reading the line as a line.
+ * Only where the loop in perf_script_reader_next() would call
+ * begin_sample() on it: outside a sample, and on a line that is not a
+ * comment.
+ */
+static bool peek_header(struct perf_script_reader *r)
+{
+	const char *p = line_source_cursor(r->lr);
+	size_t avail = line_source_avail(r->lr), len;
+
+	if (!avail || p[0] == '#' || is_space(p[0]) || p[0] == '\n')
+		return false;
+	for (unsigned k = 0; k < MEMOS; k++) {
+		unsigned at = (r->memo_last + k) % MEMOS;
+
+		if (header_memo_peek(&r->memo[at], p, avail, &r->h, &r->inline_frame,
+				     &len)) {
+			r->memo_last = at;
+			r->header_line = line_source_advance(r->lr, len + 1, 1);
+			r->raw_len = 0;
+			r->lost_sample = false;
+			begin_parsed(r);
+			return true;
+		}
+	}
+	return false;
 }
 
 static void finish_sample(struct perf_script_reader *r, struct perf_sample *s)
@@ -997,6 +1072,9 @@ int perf_script_reader_next(struct perf_script_reader *r,
 			}
 		} else if (r->lost_sample) {
 			line_source_skip_indented(r->lr);
+		} else if (!r->in_sample && line_source_lines_stay(r->lr) &&
+			   peek_header(r)) {
+			continue;
 		}
 		if ((rc = line_source_next(r->lr, &line, err)) <= 0)
 			break;
