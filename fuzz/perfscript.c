@@ -10,7 +10,9 @@
  * line points to lies inside what it was parsed from (or is the literal
  * " " perf gives an absent symbol); an error is set exactly when the reader
  * fails; the table's entries are distinct, sorted, free of '\n', and sum to
- * its total; writing the table succeeds.
+ * its total; writing the table succeeds; samples with one block number have
+ * the same raw text, and samples with one layout number the same header
+ * fields but the time.
  */
 #include "fuzz.h"
 
@@ -89,6 +91,41 @@ static void touch_sample(const struct perf_sample *s, bool srcline, GArray *fram
 	(void)h;
 }
 
+/* What a number must stand for: a copy of the text first seen with it. */
+static void check_number(GHashTable *seen, uint64_t n, const GString *text,
+			 const char *what, uint64_t lineno)
+{
+	GString *first = g_hash_table_lookup(seen, &n);
+
+	if (!first) {
+		uint64_t *k = g_new(uint64_t, 1);
+		*k = n;
+		g_hash_table_insert(seen, k, g_string_new_len(text->str, (gssize)text->len));
+		return;
+	}
+	FUZZ_CHECK(first->len == text->len && memcmp(first->str, text->str, text->len) == 0,
+		   "%s %lu stands for other text at line %lu", what, (unsigned long)n,
+		   (unsigned long)lineno);
+}
+
+static void free_gstring(gpointer p)
+{
+	g_string_free(p, TRUE);
+}
+
+/* The fields a layout number stands for, one after another. */
+static void layout_text(const struct perf_sample *s, GString *t)
+{
+	const struct fk_str *f[] = { &s->comm, &s->pid, &s->tid, &s->event };
+
+	g_string_truncate(t, 0);
+	for (size_t i = 0; i < G_N_ELEMENTS(f); i++) {
+		g_string_append_printf(t, "%zu:", f[i]->len);
+		g_string_append_len(t, f[i]->s, (gssize)f[i]->len);
+	}
+	g_string_append_printf(t, "%d:%lu", s->has_period, (unsigned long)s->period);
+}
+
 static void check_table(struct fold_table *t)
 {
 	size_t n;
@@ -126,6 +163,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct skip_log *skips;
 	struct perf_sample s;
 	GArray *frames;
+	GHashTable *blocks, *layouts;
+	GString *text;
 	GError *err = NULL;
 	char *note, *buf = NULL;
 	size_t buflen = 0;
@@ -152,10 +191,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r = perf_script_reader_open(fuzz_file(data, size), &po, skips, &err);
 	FUZZ_CHECK(r && !err, "cannot open the memfd");
 	c = collapser_new(&co);
+	blocks = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, free_gstring);
+	layouts = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, free_gstring);
+	text = g_string_new(NULL);
 	while ((rc = perf_script_reader_next(r, &s, &err)) > 0) {
 		touch_sample(&s, po.srcline, frames);
+		if (s.block) {
+			g_string_truncate(text, 0);
+			g_string_append_len(text, s.raw.s, (gssize)s.raw.len);
+			check_number(blocks, s.block, text, "block", s.lineno);
+		}
+		if (s.layout) {
+			layout_text(&s, text);
+			check_number(layouts, s.layout, text, "layout", s.lineno);
+		}
 		collapser_add(c, &s);
 	}
+	g_hash_table_destroy(blocks);
+	g_hash_table_destroy(layouts);
+	g_string_free(text, TRUE);
 	g_array_free(frames, TRUE);
 	FUZZ_CHECK(rc == 0 || rc == -1, "next returned %d", rc);
 	FUZZ_CHECK((rc < 0) == (err != NULL), "rc %d but err %p", rc, (void *)err);

@@ -88,8 +88,9 @@ struct perf_sample {
 	/*
 	 * 0, or a number of the blocks' (as block) for the header's layout:
 	 * samples with the same blocks and layout have headers that differ
-	 * only in the time, the same bytes in comm, pid, tid, event, period
-	 * and inline_frame.
+	 * only in the time: the same bytes in comm, pid, tid and event, and
+	 * the same period (not always the same inline_frame: the reader
+	 * drops it when a call chain follows).
 	 */
 	uint64_t layout;
 };
