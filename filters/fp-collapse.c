@@ -68,7 +68,9 @@ int main(int argc, char **argv)
 	if (opts.keep_last && opts.perl_last)
 		tool_usage_error("--keep-last and --perl-last contradict each other");
 
-	po = (struct perf_script_opts){ .srcline = opts.srcline, .perl_last = opts.perl_last };
+	/* one set of known call chains for every file: numbers agree */
+	po = (struct perf_script_opts){ .srcline = opts.srcline, .perl_last = opts.perl_last,
+					.blocks = perf_blocks_new() };
 	co.include_pid = opts.pid;
 	co.include_tid = opts.tid;
 	co.names.annotate_kernel = opts.kernel || opts.all;
@@ -121,6 +123,7 @@ int main(int argc, char **argv)
 	tool_report_skips(skips, opts.verbose);
 	skip_log_free(skips);
 	collapser_free(c);
+	perf_blocks_unref(po.blocks);
 	inline_resolver_free(inliner);
 	return tool_finish(status);
 }
