@@ -15,6 +15,7 @@
 #include "outfile.h"
 #include "perfdata.h"
 #include "profiles.h"
+#include "stacks.h"
 
 #include <perf/perf_dlfilter.h>
 #include <errno.h>
@@ -35,6 +36,17 @@ struct state {
 	struct opts o;
 	struct collapse_opts co;
 	struct frame_cache *frames;
+	struct stacks *sk;	/* the folded stacks, without exports or an
+				 * inliner (NULL: folded by the collapsers) */
+	/* the process ids (stacks_proc()) of the last few samples' threads */
+	struct proc_memo {
+		struct profile *pr;
+		int pid, tid;
+		char comm[32];	/* its first 31 bytes, and whether it was longer */
+		bool used, long_comm;
+		uint32_t proc;
+	} procs[4];
+	unsigned proc_next;
 	struct profiles *profiles;
 	struct offcpu *off;
 	struct inline_resolver *inliner;
@@ -115,6 +127,7 @@ static void free_state(struct state *st)
 	if (!st)
 		return;
 	exports_free(st->ex);
+	stacks_free(st->sk);
 	frame_cache_free(st->frames);
 	profiles_free(st->profiles);
 	inline_resolver_free(st->inliner);
@@ -217,6 +230,8 @@ static void credit_export(void *data, int tid, uint64_t since, uint64_t ns)
 		exports_credit(st->ex, GPOINTER_TO_INT(t), since, ns);
 }
 
+static bool recorded_may_map(void *data, int pid, uint64_t addr);
+
 int start(void **data, void *ctx)
 {
 	struct state *st = g_new0(struct state, 1);
@@ -270,6 +285,8 @@ int start(void **data, void *ctx)
 		return -1;
 	}
 	st->frames = frame_cache_new(&perf_dlfilter_fns, st->o.max_stack);
+	if (st->pd)
+		frame_cache_set_may_map(st->frames, recorded_may_map, st->pd);
 	/* comm= picks processes by a name known only at the end */
 	st->profiles = profiles_new(&st->co, st->o.split || st->o.comm_re);
 	st->ex = exports_new(&(struct export_opts){
@@ -278,6 +295,8 @@ int start(void **data, void *ctx)
 		.context = st->o.context, .offcpu = st->o.offcpu, .names = &st->co.names,
 		.inliner = st->inliner, .frames = st->frames,
 	});
+	if (!st->inliner && !st->ex)
+		st->sk = stacks_new(&st->co.names, st->frames, st->o.max_stack);
 	if (st->ex && st->off) {
 		st->sample_tid = g_hash_table_new(g_direct_hash, g_direct_equal);
 		offcpu_on_credit(st->off, credit_export, st);
@@ -445,6 +464,56 @@ int filter_event_early(void *data, const struct perf_dlfilter_sample *ds, void *
 	return 0;
 }
 
+/*
+ * The stacks_proc() id of a sample's process name, as the collapser
+ * writes it (comm, and pid and tid if asked): the name is made once for
+ * each of the last few threads sampled.
+ */
+static uint32_t proc_of(struct state *st, struct profile *pr,
+			const struct perf_dlfilter_sample *ds, const char *comm)
+{
+	size_t len = strlen(comm);
+	bool long_comm = len >= sizeof(st->procs[0].comm);
+	struct proc_memo *m;
+	struct perf_sample s;
+	struct perf_frame none;
+
+	for (unsigned k = 0; k < G_N_ELEMENTS(st->procs); k++) {
+		m = &st->procs[k];
+		if (m->used && m->pr == pr && m->pid == ds->pid && m->tid == ds->tid &&
+		    !long_comm && !m->long_comm && strcmp(m->comm, comm) == 0)
+			return m->proc;
+	}
+	memset(&s, 0, sizeof(s));
+	s.comm.s = comm;
+	s.comm.len = len;
+	st->pidlen = format_int(st->pidbuf, ds->pid);
+	st->pid_of_buf = ds->pid;
+	st->tidlen = format_int(st->tidbuf, ds->tid);
+	st->tid_of_buf = ds->tid;
+	s.pid.s = st->pidbuf;
+	s.pid.len = st->pidlen;
+	s.tid.s = st->tidbuf;
+	s.tid.len = st->tidlen;
+	/* no frames: the process name alone */
+	s.frames = &none;
+	collapser_stack_key(pr->c, &s, st->key);
+	m = &st->procs[st->proc_next];
+	st->proc_next = (st->proc_next + 1) % G_N_ELEMENTS(st->procs);
+	*m = (struct proc_memo){ .pr = pr, .pid = ds->pid, .tid = ds->tid, .used = true,
+				 .long_comm = long_comm };
+	g_strlcpy(m->comm, comm, sizeof(m->comm));
+	m->proc = stacks_proc(st->sk, collapser_table(pr->c), st->key->str, st->key->len,
+			      strcmp(comm, "java") == 0);
+	return m->proc;
+}
+
+/* A counted wait, to its stack (offcpu_switch_out_id()). */
+static void add_wait(void *sk, uint64_t id, fk_count weight)
+{
+	stacks_add(sk, (uint32_t)(id >> 32), (uint32_t)id, weight);
+}
+
 /* A sched_switch sample that perf script's selection kept. */
 static void on_switch(struct state *st, const struct perf_dlfilter_sample *ds,
 		      void *ctx, const struct perf_event_attr *attr,
@@ -461,6 +530,15 @@ static void on_switch(struct state *st, const struct perf_dlfilter_sample *ds,
 		/* a thread outside perf's PID namespace (tid 0), or exiting:
 		 * no thread of the recording to give the wait to */
 		st->foreign++;
+		return;
+	}
+	if (st->sk && (!attr || (attr->sample_type & PERF_SAMPLE_CALLCHAIN))) {
+		uint32_t proc = proc_of(st, pr, ds, comm);
+
+		uint64_t id = (uint64_t)proc << 32 | stacks_chain(st->sk, ds, ctx, proc);
+
+		offcpu_switch_out_id(st->off, sw.prev_pid, ds->time, add_wait, st->sk, id,
+				     &pr->samples);
 		return;
 	}
 	fill_sample(st, &s, ds, ctx, attr, comm);
@@ -521,6 +599,16 @@ int filter_event(void *data, const struct perf_dlfilter_sample *ds, void *ctx)
 	pr = profiles_get(st->profiles, ds->pid, ds->tid, comm);
 	if (st->o.offcpu) {
 		on_switch(st, ds, ctx, attr, comm, pr);
+		return 1;
+	}
+	if (st->sk && (!attr || (attr->sample_type & PERF_SAMPLE_CALLCHAIN))) {
+		/* perf script prints the period of every kind of event but
+		 * tracepoints (see fill_sample()) */
+		uint32_t proc = proc_of(st, pr, ds, comm);
+
+		n = fk_count_from_u64(!attr || attr->type != PERF_TYPE_TRACEPOINT ? ds->period : 1);
+		stacks_add(st->sk, proc, stacks_chain(st->sk, ds, ctx, proc), n);
+		pr->samples++;
 		return 1;
 	}
 	fill_sample(st, &s, ds, ctx, attr, comm);
@@ -603,6 +691,11 @@ static const char *unit_of(const struct state *st)
 	default:
 		return "events";
 	}
+}
+
+static bool recorded_may_map(void *data, int pid, uint64_t addr)
+{
+	return perfdata_may_map(data, pid, addr);
 }
 
 static const char *recorded_name(void *data, int pid)
@@ -818,6 +911,8 @@ int stop(void *data, void *ctx)
 		if (!offcpu_verdict(st))
 			fail_exit(st);
 	}
+	if (st->sk)
+		stacks_flush(st->sk);
 	if (profiles_finish(st->profiles, st->pd ? recorded_name : NULL, st->pd,
 			    st->o.comm_re, st->off != NULL, &dropped) == 0) {
 		say_empty(st, dropped);

@@ -6,14 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Kernel addresses resolve the same in every process. */
-#define KERNEL_SPACE UINT64_MAX
-#define HV_SPACE (UINT64_MAX - 1)
-/*
- * Threads without a pid in perf's PID namespace: all show as process 0,
- * whose maps perf keeps changing, so nothing of theirs is cached.
- */
-#define NO_SPACE (UINT64_MAX - 2)
+#define KERNEL_SPACE FRAME_SPACE_KERNEL
+#define HV_SPACE FRAME_SPACE_HV
+#define NO_SPACE FRAME_SPACE_NONE
 /*
  * Whole chains are cached too, by their space and raw entries, so that a
  * chain seen before costs one lookup, not one per frame; bounded like the
@@ -58,6 +53,8 @@ struct frame_cache {
 	char ipbuf[24];		/* frame_cache_ip()'s address text */
 	struct perf_frame uncached;	/* a NO_SPACE frame */
 	bool intern;		/* keep() interns (for NO_SPACE frames) */
+	frame_cache_may_map_fn *may_map;
+	void *may_map_data;
 };
 
 static const char UNKNOWN[] = "[unknown]";
@@ -249,6 +246,7 @@ static bool locate(struct frame_cache *fc, void *ctx, uint64_t space, uint64_t i
 {
 	memset(al, 0, sizeof(*al));
 	al->size = sizeof(*al);
+
 	return space != HV_SPACE && fc->fns->resolve_address(ctx, ip, al) == 0 &&
 	       (bool)al->is_kernel_ip == (space == KERNEL_SPACE);
 }
@@ -273,57 +271,42 @@ static void copy_chain(struct frame_cache *fc, size_t n)
 	fc->copied = true;
 }
 
-/* A frame not cached: its texts interned, the chain not cached either. */
-static void add_uncached(struct frame_cache *fc, uint64_t ip, bool found,
-			 const struct perf_dlfilter_al *al)
+/*
+ * The id of the frame of an address in a space, resolved and cached on
+ * first sight; FRAME_CACHE_UNCACHED when it is not cached (a thread
+ * without a pid, or a user address in no file's map): then *f gets the
+ * frame, its texts interned (as many as the distinct addresses).
+ */
+static uint32_t frame_id(struct frame_cache *fc, void *ctx, uint64_t space, uint64_t ip,
+			 struct perf_frame *f)
 {
-	uint32_t id = UINT32_MAX;
-
-	if (!fc->copied)
-		copy_chain(fc, fc->ids->len);
-	/* interned: the texts stay as many as the distinct addresses */
-	fc->intern = true;
-	fill(fc, ip, found, al, &fc->uncached);
-	fc->intern = false;
-	fc->chain_cached = false;
-	g_array_append_val(fc->frames, fc->uncached);
-	g_array_append_val(fc->ids, id);
-}
-
-
-/* Appends the frame of an address in a space to the current chain. */
-static void resolve(struct frame_cache *fc, void *ctx, uint64_t space, uint64_t ip)
-{
-	size_t i = mix(space, ip) & (fc->nslots - 1);
-	struct slot *s;
-	uint32_t id;
-
 	struct perf_dlfilter_al al;
+	struct slot *s;
+	size_t i;
 	bool found;
 
 	if (space == NO_SPACE) {
-		add_uncached(fc, ip, locate(fc, ctx, space, ip, &al), &al);
-		return;
+		found = locate(fc, ctx, space, ip, &al);
+		goto uncached;
 	}
+	if ((fc->nused + 1) * 2 > fc->nslots)
+		grow(fc);
+	i = mix(space, ip) & (fc->nslots - 1);
 	while ((s = &fc->slots[i])->id) {
 		if (s->ip == ip && s->space == space)
-			goto found;
+			return s->id - 1;
 		i = (i + 1) & (fc->nslots - 1);
 	}
-	if ((fc->nused + 1) * 2 > fc->nslots) {
-		grow(fc);
-		resolve(fc, ctx, space, ip);
-		return;
-	}
 	found = locate(fc, ctx, space, ip, &al);
-	if ((!found || !al.dso) && space != KERNEL_SPACE && space != HV_SPACE) {
+	if ((!found || !al.dso) && space != KERNEL_SPACE && space != HV_SPACE &&
+	    (!fc->may_map || fc->may_map(fc->may_map_data, (int)(uint32_t)space, ip))) {
 		/*
 		 * A user address in no map of the process (or one of no
 		 * file): perf may map a library there later (dlopen) and
-		 * name the address then, so it is resolved every time.
+		 * name the address then, so it is resolved every time,
+		 * unless the recording maps nothing there for the process.
 		 */
-		add_uncached(fc, ip, found, &al);
-		return;
+		goto uncached;
 	}
 	s->space = space;
 	s->ip = ip;
@@ -331,11 +314,65 @@ static void resolve(struct frame_cache *fc, void *ctx, uint64_t space, uint64_t 
 	g_array_set_size(fc->store, (guint)fc->nused);
 	fill(fc, ip, found, &al, &g_array_index(fc->store, struct perf_frame, fc->nused - 1));
 	s->id = (uint32_t)fc->nused;
-found:
-	id = s->id - 1;
+	return s->id - 1;
+uncached:
+	fc->intern = true;
+	fill(fc, ip, found, &al, f);
+	fc->intern = false;
+	return FRAME_CACHE_UNCACHED;
+}
+
+/* Appends the frame of an address in a space to the current chain. */
+static void resolve(struct frame_cache *fc, void *ctx, uint64_t space, uint64_t ip)
+{
+	uint32_t id = frame_id(fc, ctx, space, ip, &fc->uncached);
+
+	if (id == FRAME_CACHE_UNCACHED) {
+		/* the chain is not cached either */
+		if (!fc->copied)
+			copy_chain(fc, fc->ids->len);
+		fc->chain_cached = false;
+		g_array_append_val(fc->frames, fc->uncached);
+		g_array_append_val(fc->ids, id);
+		return;
+	}
 	g_array_append_val(fc->ids, id);
 	if (fc->copied)
 		g_array_append_vals(fc->frames, &g_array_index(fc->store, struct perf_frame, id), 1);
+}
+
+void frame_cache_set_may_map(struct frame_cache *fc, frame_cache_may_map_fn *fn, void *data)
+{
+	fc->may_map = fn;
+	fc->may_map_data = data;
+}
+
+uint64_t frame_cache_space(const struct frame_cache *fc)
+{
+	return fc->space;
+}
+
+const struct perf_frame *frame_cache_frame(struct frame_cache *fc, void *ctx,
+					   uint64_t space, uint64_t ip, uint32_t *id)
+{
+	*id = frame_id(fc, ctx, space, ip, &fc->uncached);
+	if (*id == FRAME_CACHE_UNCACHED)
+		return &fc->uncached;
+	return &g_array_index(fc->store, struct perf_frame, *id);
+}
+
+bool frame_cache_is_unknown(const struct perf_frame *f)
+{
+	return f->sym.s == UNKNOWN && f->dso.s == UNKNOWN;
+}
+
+bool frame_cache_still_unknown(struct frame_cache *fc, void *ctx, uint64_t space,
+			       uint64_t ip)
+{
+	struct perf_dlfilter_al al;
+
+	/* as frame_from_al() makes it: no DSO and no symbol is unknown_frame() */
+	return !locate(fc, ctx, space, ip, &al) || (!al.dso && !al.sym);
 }
 
 size_t frame_cache_chain(struct frame_cache *fc,

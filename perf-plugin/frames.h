@@ -113,4 +113,47 @@ const char *frame_cache_build_id(const struct frame_cache *fc, const char *dso);
 size_t frame_cache_ip(struct frame_cache *fc,
 		      const struct perf_dlfilter_sample *sample, void *ctx);
 
+/*
+ * Tells the cache where the recording could still map a file for process
+ * pid (perfdata_may_map()): a user address in no file's map now, where
+ * fn says the recording maps nothing, is cached as unknown, not resolved
+ * every time.  Without it every such address is resolved every time.
+ */
+typedef bool frame_cache_may_map_fn(void *data, int pid, uint64_t addr);
+void frame_cache_set_may_map(struct frame_cache *fc, frame_cache_may_map_fn *fn, void *data);
+
+/*
+ * Address spaces: user space is the process's (and generation's), see
+ * frame_cache_space(); kernel addresses resolve the same in every process;
+ * threads without a pid in perf's PID namespace all show as process 0,
+ * whose maps perf keeps changing, so nothing of theirs is cached.
+ */
+#define FRAME_SPACE_KERNEL UINT64_MAX
+#define FRAME_SPACE_HV (UINT64_MAX - 1)
+#define FRAME_SPACE_NONE (UINT64_MAX - 2)
+
+/* The user space of the thread frame_cache_note_comm() was last told of. */
+uint64_t frame_cache_space(const struct frame_cache *fc);
+
+/*
+ * One address's frame, as frame_cache_chain() makes it: *id gets its id
+ * in frame_cache_store() (the frame is valid until the store grows), or
+ * FRAME_CACHE_UNCACHED when it is not cached (see above: then the frame is
+ * valid until the next call, its texts for as long as the cache).
+ */
+#define FRAME_CACHE_UNCACHED UINT32_MAX
+const struct perf_frame *frame_cache_frame(struct frame_cache *fc, void *ctx,
+					   uint64_t space, uint64_t ip, uint32_t *id);
+
+/* Whether a frame is an address perf placed in no file: "[unknown]" twice. */
+bool frame_cache_is_unknown(const struct perf_frame *f);
+
+/*
+ * Whether perf still places ip in no file (its frame would still be the
+ * same unknown one): one resolve_address(), for an uncached frame seen
+ * before.
+ */
+bool frame_cache_still_unknown(struct frame_cache *fc, void *ctx, uint64_t space,
+			       uint64_t ip);
+
 #endif

@@ -18,9 +18,12 @@
 struct pending {
 	int tid;
 	uint64_t since;
-	struct fold_table *table;
+	struct fold_table *table;	/* NULL: counted by add */
 	char *key;
 	size_t len;
+	offcpu_add_fn *add;
+	void *add_data;
+	uint64_t id;
 	uint64_t *counter;
 };
 
@@ -210,8 +213,11 @@ static void credit(struct offcpu *o, struct pending *w, uint64_t until)
 		return;
 	}
 	/* microseconds, exact to the nanosecond until the writer rounds */
-	fold_table_add(w->table, w->key, w->len,
-		       (fk_count)ns * (FK_COUNT_ONE / 1000));
+	if (w->table)
+		fold_table_add(w->table, w->key, w->len,
+			       (fk_count)ns * (FK_COUNT_ONE / 1000));
+	else
+		w->add(w->add_data, w->id, (fk_count)ns * (FK_COUNT_ONE / 1000));
 	(*w->counter)++;
 	o->counted++;
 	if (o->on_credit)
@@ -263,6 +269,20 @@ void offcpu_switch_out(struct offcpu *o, int tid, uint64_t time,
 	w->table = t;
 	w->key = g_strndup(key, len);
 	w->len = len;
+	w->counter = counter;
+	g_hash_table_replace(o->pending, GINT_TO_POINTER(tid), w);
+}
+
+void offcpu_switch_out_id(struct offcpu *o, int tid, uint64_t time,
+			  offcpu_add_fn *add, void *data, uint64_t id, uint64_t *counter)
+{
+	struct pending *w = g_new0(struct pending, 1);
+
+	w->tid = tid;
+	w->since = time;
+	w->add = add;
+	w->add_data = data;
+	w->id = id;
 	w->counter = counter;
 	g_hash_table_replace(o->pending, GINT_TO_POINTER(tid), w);
 }

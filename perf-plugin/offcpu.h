@@ -96,6 +96,14 @@ void offcpu_switch_out(struct offcpu *o, int tid, uint64_t time,
 		       struct fold_table *t, const char *key, size_t len,
 		       uint64_t *counter);
 
+/*
+ * The same for a stack the caller counts: when the wait is counted,
+ * add(data, id, weight) is called in place of adding to a table.
+ */
+typedef void offcpu_add_fn(void *data, uint64_t id, fk_count weight);
+void offcpu_switch_out_id(struct offcpu *o, int tid, uint64_t time,
+			  offcpu_add_fn *add, void *data, uint64_t id, uint64_t *counter);
+
 /* tid left the CPU in a state not counted: forget any pending wait. */
 void offcpu_forget(struct offcpu *o, int tid);
 

@@ -57,6 +57,12 @@ struct perfdata {
 	GStringChunk *strings;
 	GHashTable *threads;	/* tid -> struct thread */
 	GHashTable *procs;	/* pid -> struct proc */
+	GHashTable *maps;	/* pid -> GArray of struct range: its mappings */
+	GHashTable *parents;	/* pid -> the pid that forked it */
+};
+
+struct range {
+	uint64_t start, end;
 };
 
 struct reader {
@@ -171,6 +177,8 @@ static void on_fork(struct perfdata *pd, const uint8_t *p)
 
 	if (!t->own)
 		t->name = name;
+	if (pid == tid && pid != ppid)
+		g_hash_table_insert(pd->parents, GINT_TO_POINTER(pid), GINT_TO_POINTER(ppid));
 	if (pid == tid && pid != ppid) {
 		/* a new process: its parent's name and address space */
 		struct proc *pp = g_hash_table_lookup(pd->procs, GINT_TO_POINTER(ppid));
@@ -188,7 +196,19 @@ static void on_mmap(struct perfdata *pd, const uint8_t *p, size_t n, size_t name
 	int pid = (int)u32(p);
 	const char *file, *base;
 	struct proc *pr;
+	struct range r = { u64(p + 8), u64(p + 8) + u64(p + 16) };
+	GArray *maps;
 
+	if (r.end < r.start)
+		r.end = UINT64_MAX;
+	if (pid > 0) {
+		maps = g_hash_table_lookup(pd->maps, GINT_TO_POINTER(pid));
+		if (!maps) {
+			maps = g_array_new(FALSE, FALSE, sizeof(struct range));
+			g_hash_table_insert(pd->maps, GINT_TO_POINTER(pid), maps);
+		}
+		g_array_append_val(maps, r);
+	}
 	if (!exec || n <= name_at || p[name_at] != '/' || pid <= 0)
 		return;
 	pr = proc_of(pd, pid);
@@ -467,6 +487,9 @@ struct perfdata *perfdata_read(int fd, const char *name, GError **err)
 	pd->strings = g_string_chunk_new(1 << 12);
 	pd->threads = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
 	pd->procs = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+	pd->maps = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
+					 (GDestroyNotify)g_array_unref);
+	pd->parents = g_hash_table_new(g_direct_hash, g_direct_equal);
 	if (hsize == PIPE_HEADER) {
 		/* records up to the end; a cut shows as a last record cut short */
 		pd->pipe = true;
@@ -507,6 +530,8 @@ void perfdata_free(struct perfdata *pd)
 	g_string_chunk_free(pd->strings);
 	g_hash_table_destroy(pd->threads);
 	g_hash_table_destroy(pd->procs);
+	g_hash_table_destroy(pd->maps);
+	g_hash_table_destroy(pd->parents);
 	g_free(pd);
 }
 
@@ -554,4 +579,28 @@ const char *perfdata_process_name(const struct perfdata *pd, int pid, bool *from
 		return pr->main;
 	*from_exe = pr->exe != NULL;
 	return pr->exe;
+}
+
+bool perfdata_may_map(const struct perfdata *pd, int pid, uint64_t addr)
+{
+	gpointer ppid;
+
+	if (pd->compressed || pd->damage)
+		return true;	/* records not read */
+	/* its own mappings, and those a late FORK may still copy from its
+	 * parent's, and from theirs (a bounded walk: a pid may be reused) */
+	for (int depth = 0; depth < 64; depth++) {
+		const GArray *maps = g_hash_table_lookup(pd->maps, GINT_TO_POINTER(pid));
+
+		for (guint i = 0; maps && i < maps->len; i++) {
+			const struct range *r = &g_array_index(maps, struct range, i);
+
+			if (addr >= r->start && addr < r->end)
+				return true;
+		}
+		if (!g_hash_table_lookup_extended(pd->parents, GINT_TO_POINTER(pid), NULL, &ppid))
+			return false;
+		pid = GPOINTER_TO_INT(ppid);
+	}
+	return true;
 }

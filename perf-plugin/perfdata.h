@@ -105,4 +105,13 @@ bool perfdata_is_pipe(const struct perfdata *pd);
  */
 const char *perfdata_process_name(const struct perfdata *pd, int pid, bool *from_exe);
 
+/*
+ * Whether any PERF_RECORD_MMAP or MMAP2 of process pid, or of a process it
+ * was forked from, covers addr.  When none does, perf never places addr
+ * in a map of pid's (its maps come only from those records), so an
+ * address it finds in no map now stays in none.  True when the records
+ * could not all be read (damage, perf record -z).
+ */
+bool perfdata_may_map(const struct perfdata *pd, int pid, uint64_t addr);
+
 #endif
