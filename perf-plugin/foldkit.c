@@ -28,6 +28,8 @@
 
 #define NAME "foldkit"
 #define SCHED_SWITCH "sched:sched_switch"
+/* CPUs numbered below this are tracked in arrays */
+#define DENSE_CPUS 4096
 
 /* perf fills this in when it loads the plugin */
 struct perf_dlfilter_fns perf_dlfilter_fns;
@@ -68,7 +70,19 @@ struct state {
 	 * the thread the CPU's previous recorded switch brought in (a switch
 	 * between them was not recorded), and switches from an idle task */
 	uint64_t switches, bad_switch, foreign, gaps, idle_out;
-	GHashTable *on_cpu;	/* cpu -> next_pid + 1 of its latest switch */
+	GHashTable *on_cpu;	/* cpu -> next_pid + 1 of its latest switch,
+				 * for cpu >= DENSE_CPUS */
+	int *on_cpu_dense;	/* the same, by cpu < DENSE_CPUS (0: none) */
+	/* the event name perf last gave (its pointer: one per event), and
+	 * whether it is the kept one, and sched_switch */
+	const char *last_event;
+	bool last_kept, last_switch;
+	/* the last sched_switch decoded: (raw data, time, cpu) and fields */
+	const void *sw_raw;
+	uint64_t sw_time;
+	int sw_cpu;
+	bool sw_ok;
+	struct sched_switch sw;
 	GHashTable *sample_tid;	/* with exports: a switch's prev_pid -> its
 				 * sample's tid (they differ in a PID namespace) */
 	bool failed;
@@ -140,6 +154,7 @@ static void free_state(struct state *st)
 	g_hash_table_destroy(st->attrs_ok);
 	if (st->on_cpu)
 		g_hash_table_destroy(st->on_cpu);
+	g_free(st->on_cpu_dense);
 	if (st->sample_tid)
 		g_hash_table_destroy(st->sample_tid);
 	g_free(st);
@@ -272,6 +287,7 @@ int start(void **data, void *ctx)
 		st->co.inliner = st->inliner = inline_resolver_new(st->o.context);
 	if (st->o.offcpu) {
 		st->on_cpu = g_hash_table_new(g_direct_hash, g_direct_equal);
+		st->on_cpu_dense = g_new0(int, DENSE_CPUS);
 		st->off = offcpu_new(st->o.states, st->o.min_us * 1000, st->o.format, &err);
 		if (!st->off) {
 			warn("%s", err->message);
@@ -348,8 +364,14 @@ static bool wanted_event(struct state *st, const char *event)
 
 	if (!st->kept)
 		st->kept = g_strdup(st->o.event ? st->o.event : event);
-	if (strcmp(event, st->kept) == 0)
+	if (event == st->last_event && st->last_kept)
 		return true;
+	if (strcmp(event, st->kept) == 0) {
+		st->last_event = event;
+		st->last_kept = true;
+		st->last_switch = strcmp(event, SCHED_SWITCH) == 0;
+		return true;
+	}
 	n = g_hash_table_lookup(st->dropped, event);
 	g_hash_table_replace(st->dropped, g_strdup(event), GSIZE_TO_POINTER(GPOINTER_TO_SIZE(n) + 1));
 	return false;
@@ -429,6 +451,24 @@ static bool check_sampling(const struct perf_event_attr *attr)
  * are therefore keyed by the switch's pids, and the sample's only name the
  * stack.
  */
+/*
+ * offcpu_decode() of a sample's switch, once: filter_event() gets the
+ * sample filter_event_early() had.
+ */
+static bool decode_switch(struct state *st, const struct perf_dlfilter_sample *ds,
+			  struct sched_switch *sw)
+{
+	if (!st->sw_raw || ds->raw_data != st->sw_raw || ds->time != st->sw_time ||
+	    ds->cpu != st->sw_cpu) {
+		st->sw_raw = ds->raw_data;
+		st->sw_time = ds->time;
+		st->sw_cpu = ds->cpu;
+		st->sw_ok = offcpu_decode(st->off, ds->raw_data, ds->raw_size, &st->sw);
+	}
+	*sw = st->sw;
+	return st->sw_ok;
+}
+
 int filter_event_early(void *data, const struct perf_dlfilter_sample *ds, void *ctx)
 {
 	struct state *st = data;
@@ -442,7 +482,12 @@ int filter_event_early(void *data, const struct perf_dlfilter_sample *ds, void *
 		st->last_time = ds->time;
 	if (!st->off)
 		return 0;
-	if (strcmp(ds->event, SCHED_SWITCH) != 0)
+	if (ds->event != st->last_event) {
+		st->last_event = ds->event;
+		st->last_kept = st->kept && strcmp(ds->event, st->kept) == 0;
+		st->last_switch = strcmp(ds->event, SCHED_SWITCH) == 0;
+	}
+	if (!st->last_switch)
 		return 0;
 	st->switches++;
 	if (!check_sampling(perf_dlfilter_fns.attr(ctx))) {
@@ -450,15 +495,21 @@ int filter_event_early(void *data, const struct perf_dlfilter_sample *ds, void *
 		return -1;
 	}
 	offcpu_tick(st->off, ds->time);
-	if (!offcpu_decode(st->off, ds->raw_data, ds->raw_size, &sw)) {
+	if (!decode_switch(st, ds, &sw)) {
 		st->bad_switch++;
 		return 0;
 	}
-	on_cpu = g_hash_table_lookup(st->on_cpu, GINT_TO_POINTER(ds->cpu));
+	if (ds->cpu >= 0 && ds->cpu < DENSE_CPUS) {
+		on_cpu = GINT_TO_POINTER(st->on_cpu_dense[ds->cpu]);
+		st->on_cpu_dense[ds->cpu] = sw.next_pid + 1;
+	} else {
+		on_cpu = g_hash_table_lookup(st->on_cpu, GINT_TO_POINTER(ds->cpu));
+		g_hash_table_insert(st->on_cpu, GINT_TO_POINTER(ds->cpu),
+				    GINT_TO_POINTER(sw.next_pid + 1));
+	}
 	if (on_cpu && GPOINTER_TO_INT(on_cpu) != sw.prev_pid + 1)
 		st->gaps++;
 	st->idle_out += sw.prev_pid == 0;
-	g_hash_table_insert(st->on_cpu, GINT_TO_POINTER(ds->cpu), GINT_TO_POINTER(sw.next_pid + 1));
 	offcpu_switch_in(st->off, sw.next_pid, ds->time);
 	offcpu_switch_unseen(st->off, sw.prev_pid, ds->cpu, ds->time);
 	return 0;
@@ -523,8 +574,7 @@ static void on_switch(struct state *st, const struct perf_dlfilter_sample *ds,
 	struct perf_sample s;
 	const uint32_t *ids;
 
-	if (!offcpu_decode(st->off, ds->raw_data, ds->raw_size, &sw) ||
-	    !offcpu_wanted(st->off, &sw))
+	if (!decode_switch(st, ds, &sw) || !offcpu_wanted(st->off, &sw))
 		return;
 	if (ds->tid <= 0) {
 		/* a thread outside perf's PID namespace (tid 0), or exiting:

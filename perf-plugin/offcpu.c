@@ -16,7 +16,7 @@
 #define STATE_MASK 0xff			/* above: the preemption mark "+" */
 
 struct pending {
-	int tid;
+	int tid;		/* 0: an empty slot (tid 0 never waits) */
 	uint64_t since;
 	struct fold_table *table;	/* NULL: counted by add */
 	char *key;
@@ -27,25 +27,120 @@ struct pending {
 	uint64_t *counter;
 };
 
+/* CPUs numbered below this have their last switch's time in an array */
+#define DENSE_CPUS 4096
+
 struct offcpu {
 	unsigned states;
 	uint64_t min_ns;
 	struct tep_handle *tep;
 	struct tep_format_field *prev_pid, *prev_state, *next_pid;
-	GHashTable *pending;	/* tid -> struct pending */
+	/* the pending waits, by tid: open addressing, linear probing */
+	struct pending *pending;
+	size_t npending, mask;
 	uint64_t last_time;
-	GHashTable *cpu_time;	/* cpu -> time of its last sched_switch */
+	struct cpu_time {
+		uint64_t time;	/* of the CPU's last sched_switch */
+		bool seen;	/* time is set */
+	} *cpu_time;		/* by cpu < DENSE_CPUS */
+	GHashTable *cpu_time_far;	/* the others: cpu -> struct cpu_time * */
 	uint64_t counted, short_waits, unseen;
 	offcpu_credit_fn on_credit;
 	void *on_credit_data;
 };
 
-static void pending_free(gpointer p)
+static size_t tid_slot(const struct offcpu *o, int tid)
 {
-	struct pending *w = p;
+	return ((uint32_t)tid * 0x9e3779b9u) & o->mask;
+}
+
+/* The pending wait of tid, or NULL. */
+static struct pending *pending_find(struct offcpu *o, int tid)
+{
+	for (size_t i = tid_slot(o, tid); o->pending[i].tid; i = (i + 1) & o->mask)
+		if (o->pending[i].tid == tid)
+			return &o->pending[i];
+	return NULL;
+}
+
+static void pending_remove(struct offcpu *o, struct pending *w)
+{
+	size_t i = (size_t)(w - o->pending), j = i;
 
 	g_free(w->key);
-	g_free(w);
+	o->npending--;
+	/* backward shift: the slots after it that probed past it move up */
+	for (;;) {
+		size_t home;
+
+		o->pending[i].tid = 0;
+		for (;;) {
+			j = (j + 1) & o->mask;
+			if (!o->pending[j].tid)
+				return;
+			home = tid_slot(o, o->pending[j].tid);
+			/* j stays unless its home is cyclically outside (i, j] */
+			if (i <= j ? (home <= i || home > j) : (home <= i && home > j))
+				break;
+		}
+		o->pending[i] = o->pending[j];
+		i = j;
+	}
+}
+
+static void pending_grow(struct offcpu *o)
+{
+	struct pending *old = o->pending;
+	size_t n = o->mask + 1;
+
+	o->mask = n * 2 - 1;
+	o->pending = g_new0(struct pending, n * 2);
+	for (size_t k = 0; k < n; k++) {
+		size_t i;
+
+		if (!old[k].tid)
+			continue;
+		for (i = tid_slot(o, old[k].tid); o->pending[i].tid; i = (i + 1) & o->mask)
+			;
+		o->pending[i] = old[k];
+	}
+	g_free(old);
+}
+
+/* A new pending wait for tid, replacing any it had. */
+static struct pending *pending_put(struct offcpu *o, int tid)
+{
+	struct pending *w = pending_find(o, tid);
+	size_t i;
+
+	if (w) {
+		g_free(w->key);
+	} else {
+		if ((o->npending + 1) * 2 > o->mask + 1)
+			pending_grow(o);
+		for (i = tid_slot(o, tid); o->pending[i].tid; i = (i + 1) & o->mask)
+			;
+		w = &o->pending[i];
+		o->npending++;
+	}
+	memset(w, 0, sizeof(*w));
+	w->tid = tid;
+	return w;
+}
+
+/* Where the time of cpu's last sched_switch is kept. */
+static struct cpu_time *cpu_time_of(struct offcpu *o, int cpu)
+{
+	struct cpu_time *t;
+
+	if (cpu >= 0 && cpu < DENSE_CPUS)
+		return &o->cpu_time[cpu];
+	t = g_hash_table_lookup(o->cpu_time_far, GINT_TO_POINTER(cpu));
+	if (!t) {
+		t = g_new0(struct cpu_time, 1);
+		g_hash_table_insert(o->cpu_time_far, GINT_TO_POINTER(cpu), t);
+	}
+	return t;
 }
 
 bool offcpu_parse_states(const char *s, unsigned *states)
@@ -121,8 +216,10 @@ struct offcpu *offcpu_new(unsigned states, uint64_t min_ns,
 
 	o->states = states;
 	o->min_ns = min_ns;
-	o->pending = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, pending_free);
-	o->cpu_time = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+	o->mask = 255;
+	o->pending = g_new0(struct pending, o->mask + 1);
+	o->cpu_time = g_new0(struct cpu_time, DENSE_CPUS);
+	o->cpu_time_far = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
 	o->tep = tep_alloc();
 	if (!(buf = read_format(format_path, &len, err)))
 		goto fail;
@@ -153,8 +250,12 @@ void offcpu_free(struct offcpu *o)
 {
 	if (!o)
 		return;
-	g_hash_table_destroy(o->pending);
-	g_hash_table_destroy(o->cpu_time);
+	for (size_t i = 0; o->pending && i <= o->mask; i++)
+		g_free(o->pending[i].key);
+	g_free(o->pending);
+	g_free(o->cpu_time);
+	if (o->cpu_time_far)
+		g_hash_table_destroy(o->cpu_time_far);
 	tep_free(o->tep);
 	g_free(o);
 }
@@ -232,81 +333,97 @@ void offcpu_on_credit(struct offcpu *o, offcpu_credit_fn fn, void *data)
 
 void offcpu_switch_in(struct offcpu *o, int tid, uint64_t time)
 {
-	struct pending *w = g_hash_table_lookup(o->pending, GINT_TO_POINTER(tid));
+	struct pending *w = tid ? pending_find(o, tid) : NULL;
 
 	if (!w)
 		return;
 	credit(o, w, time);
-	g_hash_table_remove(o->pending, GINT_TO_POINTER(tid));
+	pending_remove(o, w);
 }
 
 void offcpu_switch_unseen(struct offcpu *o, int tid, int cpu, uint64_t time)
 {
-	struct pending *w = g_hash_table_lookup(o->pending, GINT_TO_POINTER(tid));
-	uint64_t *last = g_hash_table_lookup(o->cpu_time, GINT_TO_POINTER(cpu));
+	struct pending *w = tid ? pending_find(o, tid) : NULL;
+	struct cpu_time *last = cpu_time_of(o, cpu);
 
-	if (w && last && *last >= w->since) {
+	if (w && last->seen && last->time >= w->since) {
 		o->unseen++;
-		credit(o, w, *last);
+		credit(o, w, last->time);
 	}
 	if (w)
-		g_hash_table_remove(o->pending, GINT_TO_POINTER(tid));
-	if (!last) {
-		last = g_new(uint64_t, 1);
-		g_hash_table_insert(o->cpu_time, GINT_TO_POINTER(cpu), last);
-	}
-	*last = time;
+		pending_remove(o, w);
+	last->time = time;
+	last->seen = true;
 }
 
 void offcpu_switch_out(struct offcpu *o, int tid, uint64_t time,
 		       struct fold_table *t, const char *key, size_t len,
 		       uint64_t *counter)
 {
-	struct pending *w = g_new0(struct pending, 1);
+	struct pending *w;
 
-	w->tid = tid;
+	if (!tid)
+		return;
+	w = pending_put(o, tid);
 	w->since = time;
 	w->table = t;
 	w->key = g_strndup(key, len);
 	w->len = len;
 	w->counter = counter;
-	g_hash_table_replace(o->pending, GINT_TO_POINTER(tid), w);
 }
 
 void offcpu_switch_out_id(struct offcpu *o, int tid, uint64_t time,
 			  offcpu_add_fn *add, void *data, uint64_t id, uint64_t *counter)
 {
-	struct pending *w = g_new0(struct pending, 1);
+	struct pending *w;
 
-	w->tid = tid;
+	if (!tid)
+		return;
+	w = pending_put(o, tid);
 	w->since = time;
 	w->add = add;
 	w->add_data = data;
 	w->id = id;
 	w->counter = counter;
-	g_hash_table_replace(o->pending, GINT_TO_POINTER(tid), w);
 }
 
 void offcpu_forget(struct offcpu *o, int tid)
 {
-	g_hash_table_remove(o->pending, GINT_TO_POINTER(tid));
+	struct pending *w = tid ? pending_find(o, tid) : NULL;
+
+	if (w)
+		pending_remove(o, w);
+}
+
+static gint by_tid(gconstpointer a, gconstpointer b)
+{
+	const struct pending *x = a, *y = b;
+
+	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
 uint64_t offcpu_finish(struct offcpu *o, uint64_t *ns)
 {
-	GHashTableIter it;
-	gpointer v;
 	uint64_t n = 0;
+	GArray *order = g_array_new(FALSE, FALSE, sizeof(struct pending));
 
 	*ns = 0;
-	g_hash_table_iter_init(&it, o->pending);
-	while (g_hash_table_iter_next(&it, NULL, &v)) {
-		struct pending *w = v;
+	/* by tid: the credits' order reaches the exports */
+	for (size_t i = 0; i <= o->mask; i++)
+		if (o->pending[i].tid)
+			g_array_append_val(order, o->pending[i]);
+	g_array_sort(order, by_tid);
+	for (guint i = 0; i < order->len; i++) {
+		struct pending *w = &g_array_index(order, struct pending, i);
+
 		n++;
 		*ns += o->last_time > w->since ? o->last_time - w->since : 0;
 		credit(o, w, o->last_time);
+		g_free(w->key);
 	}
-	g_hash_table_remove_all(o->pending);
+	g_array_free(order, TRUE);
+	memset(o->pending, 0, (o->mask + 1) * sizeof(*o->pending));
+	o->npending = 0;
 	return n;
 }
 
