@@ -44,8 +44,7 @@ struct state {
 	struct proc_memo {
 		struct profile *pr;
 		int pid, tid;
-		char comm[32];	/* its first 31 bytes, and whether it was longer */
-		bool used, long_comm;
+		const char *comm;	/* interned by frame_cache_note_comm() */
 		uint32_t proc;
 	} procs[4];
 	unsigned proc_next;
@@ -141,9 +140,10 @@ static void free_state(struct state *st)
 	if (!st)
 		return;
 	exports_free(st->ex);
-	stacks_free(st->sk);
 	frame_cache_free(st->frames);
+	/* the tables hold the stacks' texts: freed first */
 	profiles_free(st->profiles);
+	stacks_free(st->sk);
 	inline_resolver_free(st->inliner);
 	offcpu_free(st->off);
 	perfdata_free(st->pd);
@@ -523,21 +523,18 @@ int filter_event_early(void *data, const struct perf_dlfilter_sample *ds, void *
 static uint32_t proc_of(struct state *st, struct profile *pr,
 			const struct perf_dlfilter_sample *ds, const char *comm)
 {
-	size_t len = strlen(comm);
-	bool long_comm = len >= sizeof(st->procs[0].comm);
 	struct proc_memo *m;
 	struct perf_sample s;
 	struct perf_frame none;
 
 	for (unsigned k = 0; k < G_N_ELEMENTS(st->procs); k++) {
 		m = &st->procs[k];
-		if (m->used && m->pr == pr && m->pid == ds->pid && m->tid == ds->tid &&
-		    !long_comm && !m->long_comm && strcmp(m->comm, comm) == 0)
+		if (m->comm == comm && m->pr == pr && m->pid == ds->pid && m->tid == ds->tid)
 			return m->proc;
 	}
 	memset(&s, 0, sizeof(s));
 	s.comm.s = comm;
-	s.comm.len = len;
+	s.comm.len = strlen(comm);
 	st->pidlen = format_int(st->pidbuf, ds->pid);
 	st->pid_of_buf = ds->pid;
 	st->tidlen = format_int(st->tidbuf, ds->tid);
@@ -551,9 +548,7 @@ static uint32_t proc_of(struct state *st, struct profile *pr,
 	collapser_stack_key(pr->c, &s, st->key);
 	m = &st->procs[st->proc_next];
 	st->proc_next = (st->proc_next + 1) % G_N_ELEMENTS(st->procs);
-	*m = (struct proc_memo){ .pr = pr, .pid = ds->pid, .tid = ds->tid, .used = true,
-				 .long_comm = long_comm };
-	g_strlcpy(m->comm, comm, sizeof(m->comm));
+	*m = (struct proc_memo){ .pr = pr, .pid = ds->pid, .tid = ds->tid, .comm = comm };
 	m->proc = stacks_proc(st->sk, collapser_table(pr->c), st->key->str, st->key->len,
 			      strcmp(comm, "java") == 0);
 	return m->proc;
@@ -645,7 +640,7 @@ int filter_event(void *data, const struct perf_dlfilter_sample *ds, void *ctx)
 	/* an empty name too: with no frames, the stack would be empty (an
 	 * off-CPU wait would be written as a line without a stack) */
 	comm = al && al->comm && *al->comm ? al->comm : ":-1";
-	frame_cache_note_comm(st->frames, ds->pid, ds->tid, comm);
+	comm = frame_cache_note_comm(st->frames, ds->pid, ds->tid, comm);
 	pr = profiles_get(st->profiles, ds->pid, ds->tid, comm);
 	if (st->o.offcpu) {
 		on_switch(st, ds, ctx, attr, comm, pr);

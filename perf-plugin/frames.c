@@ -102,8 +102,8 @@ void frame_cache_free(struct frame_cache *fc)
 	g_free(fc);
 }
 
-void frame_cache_note_comm(struct frame_cache *fc, int pid, int tid,
-			   const char *comm)
+const char *frame_cache_note_comm(struct frame_cache *fc, int pid, int tid,
+				  const char *comm)
 {
 	gpointer key = GINT_TO_POINTER(tid);
 	struct thread_rec *t;
@@ -112,7 +112,7 @@ void frame_cache_note_comm(struct frame_cache *fc, int pid, int tid,
 	if (!comm)
 		comm = "";
 	if (tid == fc->last_tid && pid == fc->last_pid && strcmp(fc->last->comm, comm) == 0)
-		return;		/* fc->space is this thread's already */
+		return fc->last->comm;	/* fc->space is this thread's already */
 	t = g_hash_table_lookup(fc->threads, key);
 	if (!t) {
 		t = g_new0(struct thread_rec, 1);
@@ -132,6 +132,7 @@ void frame_cache_note_comm(struct frame_cache *fc, int pid, int tid,
 	fc->last_pid = pid;
 	fc->last_tid = tid;
 	fc->last = t;
+	return t->comm;
 }
 
 static inline uint64_t mix(uint64_t space, uint64_t ip)
@@ -176,12 +177,27 @@ static struct fk_str keep(struct frame_cache *fc, const char *s, size_t len)
 	return r;
 }
 
+/* "%x" of v into buf (at least 17 bytes), NUL-terminated; returns the length. */
+static size_t hex(char *buf, uint64_t v)
+{
+	static const char digits[] = "0123456789abcdef";
+	char tmp[16];
+	size_t n = 0, len = 0;
+
+	do
+		tmp[n++] = digits[v & 15];
+	while ((v >>= 4) != 0);
+	while (n)
+		buf[len++] = tmp[--n];
+	buf[len] = '\0';
+	return len;
+}
+
 static struct fk_str keep_hex(struct frame_cache *fc, uint64_t v)
 {
 	char buf[24];
-	int n = snprintf(buf, sizeof(buf), "%" G_GINT64_MODIFIER "x", v);
 
-	return keep(fc, buf, (size_t)n);
+	return keep(fc, buf, hex(buf, v));
 }
 
 /* The frame perf script prints for an address it could not place. */
@@ -224,7 +240,13 @@ static void frame_from_al(struct frame_cache *fc, uint64_t ip,
 	memset(f, 0, sizeof(*f));
 	f->pc = keep_hex(fc, al->dso && !al->is_kernel_ip ? al->addr : ip);
 	if (al->sym) {
-		g_string_printf(fc->scratch, "%s+0x%x", al->sym, al->symoff);
+		/* "%s+0x%x" */
+		char off[24];
+		size_t n = hex(off, al->symoff);
+
+		g_string_assign(fc->scratch, al->sym);
+		g_string_append_len(fc->scratch, "+0x", 3);
+		g_string_append_len(fc->scratch, off, (gssize)n);
 		f->sym = keep(fc, fc->scratch->str, fc->scratch->len);
 	} else {
 		f->sym = str_of(UNKNOWN);

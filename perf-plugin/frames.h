@@ -52,10 +52,11 @@ void frame_cache_free(struct frame_cache *fc);
 
 /*
  * Tells the cache the name of thread tid of process pid for this sample;
- * call it before frame_cache_chain() for each sample.
+ * call it before frame_cache_chain() for each sample.  Returns the name
+ * interned: the same pointer for the same text, for as long as the cache.
  */
-void frame_cache_note_comm(struct frame_cache *fc, int pid, int tid,
-			   const char *comm);
+const char *frame_cache_note_comm(struct frame_cache *fc, int pid, int tid,
+				  const char *comm);
 
 /*
  * Resolves the frames perf script prints for the sample's callchain and

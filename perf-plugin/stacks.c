@@ -63,6 +63,7 @@ struct stacks {
 	GArray *spans;		/* struct span: the current chain's runs */
 	GArray *scratch;	/* uint32_t: name ids of a run not cached */
 	GString *buf;
+	GStringChunk *texts;	/* the folded texts stacks_flush() made */
 };
 
 struct stacks *stacks_new(const struct frame_name_opts *names, struct frame_cache *fc,
@@ -121,6 +122,8 @@ void stacks_free(struct stacks *sk)
 	g_array_free(sk->spans, TRUE);
 	g_array_free(sk->scratch, TRUE);
 	g_string_free(sk->buf, TRUE);
+	if (sk->texts)
+		g_string_chunk_free(sk->texts);
 	g_free(sk);
 }
 
@@ -428,14 +431,19 @@ void stacks_flush(struct stacks *sk)
 {
 	GString *key = g_string_sized_new(1024);
 
+	if (!sk->texts)
+		sk->texts = g_string_chunk_new(1 << 20);
 	for (guint i = 0; i < sk->counts->len; i++) {
 		uint64_t k = fk_idmap_key(sk->counted, i);
 		uint32_t proc = (uint32_t)(k >> 32);
 
 		stacks_key(sk, proc, (uint32_t)k, key);
+		/* the texts live as long as sk, which outlives the tables' use */
 		if (key->len)
-			fold_table_add(g_array_index(sk->procs, struct proc, proc).table,
-				       key->str, key->len, g_array_index(sk->counts, fk_count, i));
+			fold_table_add2_ref(g_array_index(sk->procs, struct proc, proc).table,
+					    g_string_chunk_insert_len(sk->texts, key->str,
+								      (gssize)key->len),
+					    key->len, g_array_index(sk->counts, fk_count, i), 0);
 	}
 	g_string_free(key, TRUE);
 	fk_idmap_free(sk->counted);

@@ -72,7 +72,8 @@ void stacks_add(struct stacks *sk, uint32_t proc, uint32_t node, fk_count n);
 
 /*
  * Adds every count to its process's table, under its folded text, and
- * forgets them (a second call adds nothing).
+ * forgets them (a second call adds nothing).  The entries keep texts sk
+ * owns (fold_table_add2_ref()): read the tables before stacks_free().
  */
 void stacks_flush(struct stacks *sk);
 
