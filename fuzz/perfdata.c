@@ -39,6 +39,15 @@ static void check_names(const struct perfdata *pd, const uint8_t *data, size_t s
 		const char *name;
 
 		memcpy(&pid, data + i, 4);
+		/* and where its mappings are: asked twice, the same answer
+		 * (a walk through parents that fork each other ends) */
+		if (i + 12 <= size) {
+			uint64_t addr;
+
+			memcpy(&addr, data + i + 4, 8);
+			FUZZ_CHECK(perfdata_may_map(pd, pid, addr) == perfdata_may_map(pd, pid, addr),
+				   "may_map changed its answer");
+		}
 		name = perfdata_process_name(pd, i < 16 ? (int)i - 8 : pid, &exe);
 		if (!name)
 			continue;

@@ -64,6 +64,8 @@ struct perfdata {
 struct range {
 	uint64_t start, end;
 };
+/* a process's mappings kept one by one; past this, their span */
+#define MAX_RANGES 4096
 
 struct reader {
 	int fd;
@@ -207,7 +209,21 @@ static void on_mmap(struct perfdata *pd, const uint8_t *p, size_t n, size_t name
 			maps = g_array_new(FALSE, FALSE, sizeof(struct range));
 			g_hash_table_insert(pd->maps, GINT_TO_POINTER(pid), maps);
 		}
-		g_array_append_val(maps, r);
+		if (maps->len < MAX_RANGES) {
+			g_array_append_val(maps, r);
+		} else {
+			/* bounded: past MAX_RANGES, one range spans them all
+			 * (an address in it may be mapped: still correct) */
+			struct range *all = &g_array_index(maps, struct range, 0);
+
+			for (guint i = 1; i < maps->len; i++) {
+				all->start = MIN(all->start, g_array_index(maps, struct range, i).start);
+				all->end = MAX(all->end, g_array_index(maps, struct range, i).end);
+			}
+			g_array_set_size(maps, 1);
+			all->start = MIN(all->start, r.start);
+			all->end = MAX(all->end, r.end);
+		}
 	}
 	if (!exec || n <= name_at || p[name_at] != '/' || pid <= 0)
 		return;

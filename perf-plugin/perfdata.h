@@ -43,7 +43,8 @@
  *
  * The file is read through its own descriptor in blocks (pread, so the
  * caller's offset is untouched); memory grows with the number of threads
- * and processes in the recording, never with its size.  Every name is
+ * and processes in the recording, never with its size (a process's
+ * mappings are kept as at most 4096 address ranges).  Every name is
  * what the profiled programs chose: escape it before showing it.
  */
 #ifndef FOLDKIT_PLUGIN_PERFDATA_H

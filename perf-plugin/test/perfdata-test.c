@@ -48,15 +48,23 @@ static void fork_(GByteArray *b, uint32_t pid, uint32_t ppid, uint32_t tid, uint
 	record(b, REC_FORK, 0, p, sizeof(p));
 }
 
-static void mmap2(GByteArray *b, uint32_t pid, const char *file, uint32_t prot)
+static void mmap2_at(GByteArray *b, uint32_t pid, const char *file, uint32_t prot,
+		     uint64_t addr, uint64_t len)
 {
 	guint8 p[64 + 64] = { 0 };
 
 	memcpy(p, &pid, 4);
 	memcpy(p + 4, &pid, 4);
+	memcpy(p + 8, &addr, 8);
+	memcpy(p + 16, &len, 8);
 	memcpy(p + 56, &prot, 4);
 	memcpy(p + 64, file, strlen(file) + 1);
 	record(b, REC_MMAP2, 0, p, 64 + strlen(file) + 1);
+}
+
+static void mmap2(GByteArray *b, uint32_t pid, const char *file, uint32_t prot)
+{
+	mmap2_at(b, pid, file, prot, 0, 0);
 }
 
 /* A file header for data at [104, 104 + size), features after it. */
@@ -177,7 +185,7 @@ int main(void)
 	 * only by its mappings and a worker thread */
 	comm(b, 10, 10, "server", false);
 	comm(b, 10, 11, "worker-1", false);
-	mmap2(b, 10, "/usr/lib/x86_64-linux-gnu/libc.so.6", 5);
+	mmap2_at(b, 10, "/usr/lib/x86_64-linux-gnu/libc.so.6", 5, 0x7f0000000000, 0x200000);
 	fork_(b, 20, 10, 20, 11);
 	comm(b, 20, 20, "child", true);
 	mmap2(b, 20, "/opt/x/data.bin", 1);		/* not executable */
@@ -210,6 +218,14 @@ int main(void)
 		CHECK(lost == 5 && lost_samples == 7);
 		CHECK(!perfdata_compressed(pd) && !perfdata_is_pipe(pd));
 		CHECK(perfdata_scope(pd) == PERFDATA_SCOPE_CPUS);
+		/* where perf could ever place an address: the process's
+		 * mappings and those of the process it was forked from */
+		CHECK(perfdata_may_map(pd, 10, 0x7f0000001000));
+		CHECK(!perfdata_may_map(pd, 10, 0x7f0000200000));
+		CHECK(!perfdata_may_map(pd, 10, 0x2));
+		CHECK(perfdata_may_map(pd, 20, 0x7f0000001000));
+		CHECK(!perfdata_may_map(pd, 30, 0x7f0000001000));
+		CHECK(!perfdata_may_map(pd, 50, 0x7f0000001000));
 	}
 	perfdata_free(pd);
 
