@@ -17,6 +17,15 @@
  * record is encoded in the kernel's sched_switch layout and decoded by
  * field name.
  *
+ * Each sample's frames also become a raw call chain (an address per
+ * distinct symbol and DSO, kernel addresses for DSOs starting with '[',
+ * a context marker at each change, a guest marker after them when kind
+ * bit 32 is set) that a stand-in for perf's resolve_address() places:
+ * nowhere for an empty DSO, and for a DSO starting with 'L' only while
+ * a library is mapped (kind bit 64 flips it).  stacks.h must fold it to
+ * exactly the text collapser_stack_key() makes of frames.h's frames for
+ * it (max_stack 2 to 8, from the input's size).
+ *
  * Checked: every sample is counted once (profile sample counts add up;
  * the tables hold the sum of the periods of the samples with a stack,
  * and the others are counted skips); off-CPU, the tables hold exactly the
@@ -32,8 +41,10 @@
 #include "collapse/collapse.h"
 #include "core/count.h"
 #include "core/folded.h"
+#include "frames.h"
 #include "offcpu.h"
 #include "profiles.h"
+#include "stacks.h"
 #include "core/skiplog.h"
 
 #include <dirent.h>
@@ -116,6 +127,67 @@ static struct wait *model_wait(struct model *m, int tid)
 		g_hash_table_insert(m->waits, GINT_TO_POINTER(tid), w);
 	}
 	return w;
+}
+
+/* The stand-in for perf's resolve_address(): address -> frame. */
+struct fake_frame {
+	char sym[16], dso[16];
+};
+static GHashTable *g_fake;	/* address -> struct fake_frame */
+static bool g_lib_mapped;
+
+#define KERNEL_BIT (1ull << 63)
+
+static __s32 fake_resolve_address(void *ctx, __u64 address, struct perf_dlfilter_al *al)
+{
+	const struct fake_frame *f = g_hash_table_lookup(g_fake, &address);
+
+	(void)ctx;
+	al->is_kernel_ip = (address & KERNEL_BIT) != 0;
+	if (!f || !f->dso[0] || (f->dso[0] == 'L' && !g_lib_mapped))
+		return -1;
+	al->sym = f->sym[0] ? f->sym : NULL;
+	al->symoff = (uint32_t)(address & 0xff);
+	al->dso = f->dso;
+	al->addr = address & 0xffff;
+	return 0;
+}
+
+/* Truthful: only the 'L' DSOs' addresses are ever mapped. */
+static bool fake_may_map(void *data, int pid, uint64_t addr)
+{
+	const struct fake_frame *f = g_hash_table_lookup(g_fake, &addr);
+
+	(void)data;
+	(void)pid;
+	return f && f->dso[0] == 'L';
+}
+
+static uint64_t fake_address(const struct perf_frame *f)
+{
+	struct fake_frame ff = { { 0 }, { 0 } };
+	uint64_t h = 1469598103934665603ull, a;
+	struct fake_frame *old;
+
+	memcpy(ff.sym, f->sym.s, MIN(f->sym.len, sizeof(ff.sym) - 1));
+	memcpy(ff.dso, f->dso.s, MIN(f->dso.len, sizeof(ff.dso) - 1));
+	for (const char *c = ff.sym; *c; c++)
+		h = (h ^ (unsigned char)*c) * 1099511628211ull;
+	h = (h ^ 0xff) * 1099511628211ull;
+	for (const char *c = ff.dso; *c; c++)
+		h = (h ^ (unsigned char)*c) * 1099511628211ull;
+	/* below the context markers; kernel DSOs in the upper half */
+	a = (h & 0x0000fffffffff000ull) | 0x100;
+	if (ff.dso[0] == '[')
+		a |= KERNEL_BIT;
+	old = g_hash_table_lookup(g_fake, &a);
+	if (!old) {
+		uint64_t *k = g_new(uint64_t, 1);
+
+		*k = a;
+		g_hash_table_insert(g_fake, k, g_memdup2(&ff, sizeof(ff)));
+	}
+	return a;
 }
 
 static const char *g_dir;
@@ -211,7 +283,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct model m = { 0 };
 	struct skip_log *skips = skip_log_new();
 	GHashTable *seen = g_hash_table_new(g_direct_hash, g_direct_equal);	/* pid -> profile */
-	GString *key = g_string_new(NULL);
+	GString *key = g_string_new(NULL), *key2 = g_string_new(NULL);
+	static const struct perf_dlfilter_fns fns = { .resolve_address = fake_resolve_address };
+	struct frame_cache *fc = NULL;
+	struct stacks *sk = NULL;
 	GError *err = NULL;
 	fk_count want_total = 0;
 	uint64_t nsamples = 0, nempty = 0, tail_ns = 0, now = 1000000;
@@ -229,6 +304,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	co.names.annotate_kernel = opt & 16;
 	co.skips = skips;
 	p = profiles_new(&co, split);
+	g_fake = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+	g_lib_mapped = false;
+	fc = frame_cache_new(&fns, 2 + size % 7);
+	if (opt & 32)
+		frame_cache_set_may_map(fc, fake_may_map, NULL);
+	sk = stacks_new(&co.names, fc, 2 + size % 7);
 	if (offcpu) {
 		static const unsigned st[] = { OFFCPU_S | OFFCPU_D, OFFCPU_ALL, OFFCPU_R, OFFCPU_S };
 		states = st[opt >> 6 & 3];
@@ -286,6 +367,52 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(!memchr(key->str, '\n', key->len), "newline in the stack '%s'", key->str);
 
 		FUZZ_CHECK(key->len > 0, "an empty stack");
+
+		/* the same frames through frames.h, as a raw chain, folded by
+		 * stacks.h and by the collapser */
+		{
+			__u64 chain[2 * 8 + 2];
+			size_t nr = 0;
+			int ctx_now = 0;	/* 1 kernel, 2 user */
+			struct perf_dlfilter_sample ds = { .size = sizeof(ds), .pid = pid, .tid = tid };
+			struct perf_sample s2 = s;
+			struct perf_frame none;
+			const char *icomm;
+			uint32_t proc, node;
+			size_t n;
+
+			if (kind & 64)
+				g_lib_mapped = !g_lib_mapped;
+			for (unsigned i = 0; i < nf; i++) {
+				uint64_t a = fake_address(&frames[i]);
+				int want = a & KERNEL_BIT ? 1 : 2;
+
+				if (want != ctx_now)
+					chain[nr++] = want == 1 ? PERF_CONTEXT_KERNEL : PERF_CONTEXT_USER;
+				ctx_now = want;
+				chain[nr++] = a;
+			}
+			if (kind & 32)
+				chain[nr++] = PERF_CONTEXT_GUEST;
+			ds.raw_callchain = chain;
+			ds.raw_callchain_nr = nr;
+			icomm = frame_cache_note_comm(fc, pid, tid, comm0);
+			FUZZ_CHECK(strcmp(icomm, comm0) == 0, "the comm interned as '%s'", icomm);
+			s2.nframes = 0;
+			s2.frames = &none;
+			collapser_stack_key(pr->c, &s2, key2);
+			proc = stacks_proc(sk, collapser_table(pr->c), key2->str, key2->len,
+					   strcmp(comm0, "java") == 0);
+			node = stacks_chain(sk, &ds, NULL, proc);
+			n = frame_cache_chain(fc, &ds, NULL);
+			s2.frames = n ? (struct perf_frame *)frame_cache_frames(fc) : &none;
+			s2.nframes = n;
+			collapser_stack_key(pr->c, &s2, key2);
+			stacks_key(sk, proc, node, key);
+			FUZZ_CHECK(key->len == key2->len && memcmp(key->str, key2->str, key->len) == 0,
+				   "stacks.h folds '%s', the collapser '%s'", key->str, key2->str);
+			collapser_stack_key(pr->c, &s, key);
+		}
 		if (!offcpu) {
 			collapser_add(pr->c, &s);
 			pr->samples++;
@@ -490,6 +617,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 
 	profiles_free(p);
+	stacks_free(sk);
+	frame_cache_free(fc);
+	g_hash_table_destroy(g_fake);
 	if (offcpu) {
 		offcpu_free(o);
 		g_hash_table_destroy(m.waits);
@@ -499,6 +629,7 @@ out:
 	g_clear_error(&err);
 	g_hash_table_destroy(seen);
 	g_string_free(key, TRUE);
+	g_string_free(key2, TRUE);
 	skip_log_free(skips);
 	return 0;
 }
