@@ -34,16 +34,20 @@ struct proc {
 
 /* A run of the current chain. */
 struct span {
-	uint64_t space;
+	uint64_t space, hash;
 	uint32_t from, n;
 };
+
+#define SLOT_ID(v) ((uint32_t)(v) - 1)
+#define SLOT_TAG(h) ((h) >> 32 << 32)
 
 struct stacks {
 	const struct frame_name_opts *names;
 	struct frame_cache *fc;
 	unsigned max_stack;
 	GArray *runs;		/* struct run, by run id */
-	uint32_t *slots;	/* run id + 1 (0: empty), open addressing */
+	uint64_t *slots;	/* the run's hash's high 32 bits << 32 | run
+				 * id + 1 (0: empty), open addressing */
 	size_t nslots, nlive;	/* nslots is a power of two */
 	GArray *ips;		/* uint64_t: the runs' addresses */
 	GArray *nids;		/* uint32_t: the runs' frames' name ids */
@@ -77,7 +81,7 @@ struct stacks *stacks_new(const struct frame_name_opts *names, struct frame_cach
 	sk->max_stack = max_stack;
 	sk->runs = g_array_new(FALSE, FALSE, sizeof(struct run));
 	sk->nslots = 1 << 12;
-	sk->slots = g_new0(uint32_t, sk->nslots);
+	sk->slots = g_new0(uint64_t, sk->nslots);
 	sk->ips = g_array_new(FALSE, FALSE, sizeof(uint64_t));
 	sk->nids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	sk->vols = g_array_new(FALSE, FALSE, sizeof(uint32_t));
@@ -209,14 +213,18 @@ static struct run *run_at(struct stacks *sk, uint32_t id)
 
 /* The slot of a run, or of the empty slot where it would go. */
 static size_t run_find(struct stacks *sk, uint64_t h, uint64_t space, bool java,
-		   const uint64_t *ips, uint32_t n)
+		       const uint64_t *ips, uint32_t n)
 {
 	size_t i = h & (sk->nslots - 1);
 	const uint64_t *all = (const uint64_t *)(const void *)sk->ips->data;
 
+	/* the tag in the slot spares loading the runs that differ */
 	for (; sk->slots[i]; i = (i + 1) & (sk->nslots - 1)) {
-		const struct run *r = run_at(sk, sk->slots[i] - 1);
+		const struct run *r;
 
+		if (SLOT_TAG(sk->slots[i]) != SLOT_TAG(h))
+			continue;
+		r = run_at(sk, SLOT_ID(sk->slots[i]));
 		if (r->hash == h && r->n == n && r->space == space && r->java == java &&
 		    memcmp(all + r->ips, ips, n * sizeof(*ips)) == 0)
 			break;
@@ -229,7 +237,7 @@ static void run_grow(struct stacks *sk)
 	size_t n = sk->nslots * 2;
 
 	g_free(sk->slots);
-	sk->slots = g_new0(uint32_t, n);
+	sk->slots = g_new0(uint64_t, n);
 	sk->nslots = n;
 	for (guint id = 0; id < sk->runs->len; id++) {
 		const struct run *r = run_at(sk, id);
@@ -239,7 +247,7 @@ static void run_grow(struct stacks *sk)
 			continue;
 		while (sk->slots[i])
 			i = (i + 1) & (n - 1);
-		sk->slots[i] = id + 1;
+		sk->slots[i] = SLOT_TAG(r->hash) | (id + 1);
 	}
 }
 
@@ -299,15 +307,14 @@ static uint32_t new_run(struct stacks *sk, void *ctx, size_t i, uint64_t h, uint
 	g_array_append_val(sk->runs, r);
 	if (!sk->slots[i])
 		sk->nlive++;
-	sk->slots[i] = sk->runs->len;
+	sk->slots[i] = SLOT_TAG(h) | sk->runs->len;
 	return sk->runs->len - 1;
 }
 
 /* The node below node of a run of addresses of one space (leaf first). */
 static uint32_t run_node(struct stacks *sk, void *ctx, uint32_t node, uint64_t space,
-			 bool java, const uint64_t *ips, uint32_t n)
+			 bool java, const uint64_t *ips, uint32_t n, uint64_t h)
 {
-	uint64_t h = run_hash(space, java, ips, n);
 	uint32_t id = NO_RUN, i;
 	size_t slot;
 	bool added;
@@ -316,7 +323,7 @@ static uint32_t run_node(struct stacks *sk, void *ctx, uint32_t node, uint64_t s
 		run_grow(sk);
 	slot = run_find(sk, h, space, java, ips, n);
 	if (sk->slots[slot]) {
-		id = sk->slots[slot] - 1;
+		id = SLOT_ID(sk->slots[slot]);
 		if (run_at(sk, id)->nvol && !still_unknown(sk, ctx, run_at(sk, id))) {
 			/* perf names one of its addresses now: made anew */
 			run_at(sk, id)->live = false;
@@ -375,16 +382,24 @@ uint32_t stacks_chain(struct stacks *sk, const struct perf_dlfilter_sample *samp
 		if (last && last->space == space && last->from + last->n == i) {
 			last->n++;
 		} else {
-			struct span s = { space, i, 1 };
+			struct span s = { space, 0, i, 1 };
 
 			g_array_append_val(sk->spans, s);
 			last = &g_array_index(sk->spans, struct span, sk->spans->len - 1);
 		}
 	}
+	/* the runs' slots are fetched together: each is a cache miss */
+	for (guint k = 0; k < sk->spans->len; k++) {
+		struct span *s = &g_array_index(sk->spans, struct span, k);
+
+		s->hash = run_hash(s->space, java, (const uint64_t *)c + s->from, s->n);
+		__builtin_prefetch(&sk->slots[s->hash & (sk->nslots - 1)]);
+	}
 	for (guint k = sk->spans->len; k-- > 0;) {
 		const struct span *s = &g_array_index(sk->spans, struct span, k);
 
-		node = run_node(sk, ctx, node, s->space, java, (const uint64_t *)c + s->from, s->n);
+		node = run_node(sk, ctx, node, s->space, java, (const uint64_t *)c + s->from, s->n,
+				s->hash);
 	}
 	return node;
 }
