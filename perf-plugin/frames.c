@@ -111,7 +111,8 @@ const char *frame_cache_note_comm(struct frame_cache *fc, int pid, int tid,
 
 	if (!comm)
 		comm = "";
-	if (tid == fc->last_tid && pid == fc->last_pid && strcmp(fc->last->comm, comm) == 0)
+	if (fc->last && tid == fc->last_tid && pid == fc->last_pid &&
+	    strcmp(fc->last->comm, comm) == 0)
 		return fc->last->comm;	/* fc->space is this thread's already */
 	t = g_hash_table_lookup(fc->threads, key);
 	if (!t) {

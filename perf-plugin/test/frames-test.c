@@ -63,6 +63,12 @@ int main(void)
 	struct frame_cache *fc = frame_cache_new(&fns, 127);
 	char got[256];
 
+	/* the first sample of a thread without ids (tid -1, pid 0): no
+	 * thread before it to compare with (found by fuzz/plugin.c) */
+	CHECK_STR(frame_cache_note_comm(fc, 0, -1, "x"), "x");
+	frame_cache_free(fc);
+	fc = frame_cache_new(&fns, 127);
+
 	leaf(fc, got, sizeof(got));
 	CHECK_STR(got, "[unknown] ([unknown])");
 	lib_mapped = true;	/* the process dlopen()s the library */
