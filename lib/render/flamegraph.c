@@ -40,7 +40,15 @@ struct skey {
 		size_t i;		/* or the index in fg->sorted */
 	};
 	uint64_t key;		/* key_at() the depth being sorted on */
+	uint64_t w;		/* the width, at most the prune limit (see below) */
 };
+
+/*
+ * lcp[] of a stack that sort_stacks() left in the group before it: the
+ * group's stacks share so long a prefix and weigh so little together that
+ * no frame past that prefix is wide enough to draw (see prune_limit()).
+ */
+#define FOLDED SIZE_MAX
 
 /*
  * A stack of sorted input (which then needs no table and no sort), or one
@@ -69,7 +77,9 @@ struct flamegraph {
 	GString *chain;		/* a stack being rewritten for chain graphs */
 	GStringChunk *names;	/* rewritten stacks: frames point into them */
 	bool differential;
+	bool negative;		/* a width below zero (fg_add() of a caller) */
 	bool built;
+	size_t maxlen;		/* the longest stack */
 	uint64_t cut;		/* stacks cut at FG_MAX_DEPTH */
 
 	GArray *frames;		/* struct fg_frame, after fg_build() */
@@ -178,7 +188,7 @@ static void append_reversed(GString *out, const char *s, size_t len)
 	}
 }
 
-static void compact(struct flamegraph *fg);
+static void compact(struct flamegraph *fg, uint64_t limit);
 
 /* The table path: any order, equal stacks merged by the table. */
 static void add_to_table(struct flamegraph *fg, const char *stack, size_t len,
@@ -190,7 +200,7 @@ static void add_to_table(struct flamegraph *fg, const char *stack, size_t len,
 		: fold_table_add2(fg->t, stack, len, c0, c1);
 
 	if (fg->order && fold_table_size(fg->t) != known) {
-		struct skey k = { e->stack, e->len, { .e = e }, 0 };
+		struct skey k = { e->stack, e->len, { .e = e }, 0, 0 };
 
 		g_array_append_val(fg->order, k);
 	}
@@ -225,7 +235,7 @@ static bool add_sorted(struct flamegraph *fg, const char *stack, size_t len,
 
 		g_array_append_val(v, x);
 		if (v->len >= fg->compact_at)
-			compact(fg);
+			compact(fg, 0);
 		return true;
 	}
 
@@ -249,7 +259,7 @@ static bool add_sorted(struct flamegraph *fg, const char *stack, size_t len,
 
 			g_array_append_val(v, x);
 			if (v->len >= fg->compact_at)
-				compact(fg);
+				compact(fg, 0);
 			return true;
 		}
 		/* out of order and to be copied: from now on, the table */
@@ -283,6 +293,10 @@ static void add(struct flamegraph *fg, const char *stack, size_t len,
 	else
 		c1 = c0;
 	fg->total1 += c1;
+	if (c1 < 0)
+		fg->negative = true;
+	if (len > fg->maxlen)
+		fg->maxlen = len;
 	if (fg->o.reverse) {
 		GString *s = fg->scratch;
 
@@ -582,6 +596,23 @@ static size_t common_prefix(const struct skey *v, size_t n, size_t d)
 	return m > d ? m : d;
 }
 
+/* A width for light(): enough to tell whether a group is under limit. */
+static inline uint64_t weight(fk_count c, uint64_t limit)
+{
+	return c < (fk_count)limit ? (uint64_t)c : limit;
+}
+
+/* Whether v[0..n) weigh less than limit together. */
+static bool light(const struct skey *v, size_t n, uint64_t limit)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if ((sum += v[i].w) >= limit)	/* each w <= limit < 2^62 */
+			return false;
+	return true;
+}
+
 static void load_keys(struct skey *v, size_t n, size_t d)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -597,8 +628,13 @@ static void load_keys(struct skey *v, size_t n, size_t d)
  * share are read about once each instead of once per comparison.  Each
  * element carries its eight bytes at depth d (the caller loads them), so
  * partitioning reads one array instead of every stack once per pass.
+ *
+ * With a limit (0: none), a group of stacks that share their first bytes
+ * and weigh less than limit together is not sorted: its first stack keeps
+ * just that prefix and the others get lcp[] FOLDED (see prune_limit()).
  */
-static void sort_stacks(struct skey *v, size_t *lcp, size_t n, size_t d)
+static void sort_stacks(struct skey *v, size_t *lcp, size_t n, size_t d,
+			uint64_t limit)
 {
 	while (n > 16) {
 		size_t lt = 0, gt = n, i = 1;
@@ -646,6 +682,23 @@ static void sort_stacks(struct skey *v, size_t *lcp, size_t n, size_t d)
 		};
 		int big = -1;
 
+		if (!ended && limit && v[lt].p[d + 7] != ';' &&
+		    light(v + lt, gt - lt, limit)) {
+			/*
+			 * Every stack that starts with these d + 8 bytes is
+			 * here (the parts at depth d hold whole groups), so
+			 * every frame that ends past them is narrower than
+			 * the group, too narrow to draw: the flow needs the
+			 * prefix once, with the group's width.  (Not a prefix
+			 * that ends in ';': its empty last frame would be
+			 * dropped, as at the end of a stack, but is not the
+			 * end of the group's stacks.)
+			 */
+			v[lt].len = d + 8;
+			for (size_t k = lt + 1; k < gt; k++)
+				lcp[k] = FOLDED;
+			part[1].n = 0;
+		}
 		if (part[1].n > 16)
 			part[1].d = common_prefix(part[1].v, part[1].n, d + 8);
 		if (part[1].n > 1)
@@ -656,7 +709,7 @@ static void sort_stacks(struct skey *v, size_t *lcp, size_t n, size_t d)
 		for (int k = 0; k < 3; k++)
 			if (k != big)
 				sort_stacks(part[k].v, part[k].lcp, part[k].n,
-					    part[k].d);
+					    part[k].d, limit);
 		if (big < 0)
 			return;
 		v = part[big].v;
@@ -675,13 +728,20 @@ static void sort_stacks(struct skey *v, size_t *lcp, size_t n, size_t d)
 }
 
 
+/* Whether a sorted stack adds to the one before (of length lastlen). */
+static inline bool joins(size_t lcp, size_t len, size_t lastlen)
+{
+	return lcp == FOLDED || (lcp == len && lastlen == len);
+}
+
 /*
  * Stable stacks that come out of order are kept as references, not in the
  * table: sorting them finds equal stacks anyway, so they are summed here,
  * which saves hashing every stack.  Sorting whenever the references double
  * keeps memory within twice the distinct stacks (or 64Ki references).
+ * With a limit (the last time), light groups fold into one prefix each.
  */
-static void compact(struct flamegraph *fg)
+static void compact(struct flamegraph *fg, uint64_t limit)
 {
 	GArray *v = fg->sorted;
 	struct sorted *x = (struct sorted *)(void *)v->data;
@@ -690,10 +750,45 @@ static void compact(struct flamegraph *fg)
 	size_t *lcp = g_new(size_t, n);
 
 	for (size_t i = 0; i < n; i++)
-		k[i] = (struct skey){ x[i].p, x[i].len, { .i = i }, 0 };
+		k[i] = (struct skey){ x[i].p, x[i].len, { .i = i }, 0,
+				      weight(x[i].c1, limit) };
 	lcp[0] = 0;
 	load_keys(k, n, 0);
-	sort_stacks(k, lcp, n, 0);
+	sort_stacks(k, lcp, n, 0, limit);
+	/*
+	 * Few stacks left (light groups folded): gather them, in order, into
+	 * a new array; k[j].len is the length to draw, a folded group's prefix.
+	 */
+	for (size_t j = 0, lastlen = 0; j < n; j++)
+		if (!w || !joins(lcp[j], k[j].len, lastlen)) {
+			w++;
+			lastlen = k[j].len;
+		}
+	if (w <= n / 4) {
+		GArray *out = g_array_sized_new(FALSE, FALSE, sizeof(struct sorted),
+						(guint)w);
+		struct sorted *y = (struct sorted *)(void *)out->data;
+
+		w = 0;
+		for (size_t j = 0; j < n; j++) {
+			const struct sorted *src = &x[k[j].i];
+
+			if (j + 8 < n)
+				__builtin_prefetch(&x[k[j + 8].i]);
+			if (w && joins(lcp[j], k[j].len, y[w - 1].len)) {
+				y[w - 1].c0 += src->c0;
+				y[w - 1].c1 += src->c1;
+				continue;
+			}
+			y[w++] = (struct sorted){ k[j].p, k[j].len, lcp[j],
+						  src->c0, src->c1 };
+		}
+		g_array_set_size(out, (guint)w);
+		g_array_free(v, TRUE);
+		fg->sorted = out;
+		goto done;
+	}
+	w = 0;
 	/*
 	 * Put x in sorted order in place, one cycle of the permutation at a
 	 * time (a second array would cost as many fresh pages as x holds).
@@ -717,21 +812,48 @@ static void compact(struct flamegraph *fg)
 			cur = src;
 		}
 	}
-	/* then sum equal neighbours */
+	/* then sum equal neighbours and folded groups */
 	for (size_t j = 0; j < n; j++) {
-		if (w && lcp[j] == x[j].len && x[w - 1].len == x[j].len) {
+		if (w && joins(lcp[j], k[j].len, x[w - 1].len)) {
 			x[w - 1].c0 += x[j].c0;
 			x[w - 1].c1 += x[j].c1;
 			continue;
 		}
 		x[w] = x[j];
+		x[w].len = k[j].len;
 		x[w++].lcp = lcp[j];
 	}
+	g_array_set_size(v, (guint)w);
+done:
 	g_free(k);
 	g_free(lcp);
-	g_array_set_size(v, (guint)w);
 	fg->nsorted = w;
 	fg->compact_at = MAX(2 * w, (size_t)1 << 16);
+}
+
+/*
+ * A limit on widths (in count units) under which every frame is too narrow
+ * to draw: the sort need not order the stacks of a group that weighs less
+ * (sort_stacks()).  0 (none) where the flow needs every stack: with
+ * differential counts (deltas and maxdelta are per stack), chain graphs
+ * (stacks rewritten), negative widths, and stacks that may be cut at
+ * FG_MAX_DEPTH (counted per stack).
+ */
+static uint64_t prune_limit(const struct flamegraph *fg)
+{
+	fk_count c;
+
+	if (fg->differential || fg->o.chain || fg->negative ||
+	    fg->maxlen >= FG_MAX_DEPTH || !(fg->min_count > 0) ||
+	    fg->min_count > 4e9)	/* keeps the limit below 2^62 units */
+		return 0;
+	/* the widest width drawn narrower than min_count, plus one */
+	c = (fk_count)(fg->min_count * (double)FK_COUNT_ONE);
+	while (c > 0 && count_to_double(c) >= fg->min_count)
+		c -= 1 + c / 1000000;
+	if (c < 0)
+		c = 0;
+	return (uint64_t)c + 1;
 }
 
 static int by_seq(const void *a, const void *b)
@@ -745,6 +867,7 @@ int fg_build(struct flamegraph *fg, GError **err)
 {
 	fk_count pos = 0;
 	double timemax, widthpertime;
+	uint64_t limit;
 
 	g_return_val_if_fail(!fg->built, -1);
 	fg->built = true;
@@ -766,6 +889,7 @@ int fg_build(struct flamegraph *fg, GError **err)
 					   : fg->o.minwidth / widthpertime;
 
 	fg->open = g_array_new(FALSE, FALSE, sizeof(struct open_frame));
+	limit = prune_limit(fg);
 
 	{
 		/* the root, "all", spans everything */
@@ -785,7 +909,7 @@ int fg_build(struct flamegraph *fg, GError **err)
 		}
 	} else if (fg->sorted) {
 		if (fg->nsorted < fg->sorted->len)
-			compact(fg);
+			compact(fg, limit);
 		for (guint i = 0; i < fg->sorted->len; i++) {
 			struct sorted *x = &g_array_index(fg->sorted, struct sorted, i);
 
@@ -807,14 +931,24 @@ int fg_build(struct flamegraph *fg, GError **err)
 		if (i < n) {
 			lcp = g_new(size_t, n);
 			lcp[0] = 0;
+			for (size_t j = 0; j < n; j++)
+				v[j].w = weight(v[j].e->count[1], limit);
 			load_keys(v, n, 0);
-			sort_stacks(v, lcp, n, 0);
+			sort_stacks(v, lcp, n, 0, limit);
 		}
-		for (i = 0; i < n; i++) {
-			if (lcp && i + 4 < n)	/* where the flow will read */
+		for (i = 0; i < n;) {
+			fk_count c0 = v[i].e->count[0], c1 = v[i].e->count[1];
+			size_t j = i + 1;
+
+			if (lcp && i + 4 < n && lcp[i + 4] != FOLDED)	/* where the flow will read */
 				__builtin_prefetch(v[i + 4].p + lcp[i + 4]);
+			for (; lcp && j < n && lcp[j] == FOLDED; j++) {
+				c0 += v[j].e->count[0];
+				c1 += v[j].e->count[1];
+			}
 			merge(fg, v[i].p, v[i].len, lcp ? lcp[i] : SIZE_MAX, &pos,
-			      v[i].e->count[0], v[i].e->count[1]);
+			      c0, c1);
+			i = j;
 		}
 		g_free(lcp);
 	}

@@ -282,6 +282,88 @@ static void test_paths(void)
 	g_ptr_array_free(v, TRUE);
 }
 
+/* Sorts stack indices by their stacks, for test_prune(). */
+static int cmp_index(const void *a, const void *b, void *data)
+{
+	char **s = data;
+
+	return strcmp(s[*(const size_t *)a], s[*(const size_t *)b]);
+}
+
+/*
+ * Frames too narrow to draw are dropped, and the sort of unsorted input
+ * skips ordering a group of stacks that shares a prefix and weighs less
+ * than a frame drawn: the sorted input (no sort) and every unsorted path
+ * must still draw the same frames, whatever the minimum width.
+ */
+static void test_prune(void)
+{
+	static const char *const fr[] = {
+		"a", "a0", "", "(x)", "process_main_loop", "run_worker_thread",
+		"run_worker_thread_inner", "zz;",
+	};
+	enum { N = 3000 };
+	static const double minwidth[] = { 0.1, 0.5, 2, 7, 40, 0.3 };
+	char **s = g_new(char *, N);
+	uint64_t *c = g_new(uint64_t, N);
+	size_t *ord = g_new(size_t, N);
+	uint32_t st = 11;
+	GError *err = NULL;
+
+	for (size_t i = 0; i < N; i++) {
+		GString *b = g_string_new(fr[4 + lcg(&st) % 2]);
+		int depth = (int)(lcg(&st) % 12);
+
+		for (int d = 0; d < depth; d++) {
+			g_string_append_c(b, ';');
+			g_string_append(b, fr[lcg(&st) % 8]);
+		}
+		s[i] = g_string_free(b, FALSE);
+		/* mostly light stacks, a few heavy ones, some of nothing */
+		c[i] = lcg(&st) % 50 == 0 ? 400 + lcg(&st) % 1000 : lcg(&st) % 4;
+		ord[i] = i;
+	}
+	g_qsort_with_data(ord, N, sizeof(*ord), cmp_index, s);
+	for (size_t m = 0; m < G_N_ELEMENTS(minwidth); m++) {
+		struct fg_opts o = FG_OPTS_INIT;
+		struct flamegraph *g[4];
+		uint32_t r = 5;
+
+		o.minwidth = minwidth[m];
+		o.minwidth_pct = m == G_N_ELEMENTS(minwidth) - 1;
+		for (int k = 0; k < 4; k++)
+			g[k] = fg_new(&o);
+		for (size_t i = 0; i < N; i++) {
+			fg_add(g[0], s[ord[i]], strlen(s[ord[i]]),
+			       fk_count_from_u64(c[ord[i]]), 0, 1);
+			fg_add(g[1], s[i], strlen(s[i]), fk_count_from_u64(c[i]), 0, 1);
+			fg_add_ref(g[2], s[i], strlen(s[i]), fk_count_from_u64(c[i]), 0, 1);
+		}
+		/* past the 64Ki compaction, then the counts */
+		for (size_t i = 0; i < 70000; i++) {
+			size_t j = lcg(&r) % N;
+
+			fg_add_ref(g[3], s[j], strlen(s[j]), 0, 0, 1);
+		}
+		for (size_t i = 0; i < N; i++)
+			fg_add_ref(g[3], s[i], strlen(s[i]), fk_count_from_u64(c[i]), 0, 1);
+		for (int k = 0; k < 4; k++) {
+			CHECK(fg_build(g[k], &err) == 0);
+			g_clear_error(&err);
+		}
+		CHECK(fg_nframes(g[0]) > 10);
+		for (int k = 1; k < 4; k++)
+			same_graph(g[0], g[k]);
+		for (int k = 0; k < 4; k++)
+			fg_free(g[k]);
+	}
+	for (size_t i = 0; i < N; i++)
+		g_free(s[i]);
+	g_free(s);
+	g_free(c);
+	g_free(ord);
+}
+
 static char *write_temp(const char *data, size_t len)
 {
 	char *path = g_strdup("/tmp/lib_svg-XXXXXX");
@@ -485,6 +567,7 @@ int main(void)
 	test_numbers();
 	test_model();
 	test_paths();
+	test_prune();
 	test_mapped();
 	test_table_ref();
 	test_args();
