@@ -636,7 +636,11 @@ static void load_keys(struct skey *v, size_t n, size_t d)
 static void sort_stacks(struct skey *v, size_t *lcp, size_t n, size_t d,
 			uint64_t limit)
 {
-	while (n > 16) {
+	/* with a limit, partition small parts too: each group of equal keys
+	 * it finds may weigh too little to sort further */
+	const size_t small = limit ? 4 : 16;
+
+	while (n > small) {
 		size_t lt = 0, gt = n, i = 1;
 		uint64_t pivot, maxlt = 0, mingt = UINT64_MAX;
 		bool ended;
@@ -756,15 +760,17 @@ static void compact(struct flamegraph *fg, uint64_t limit)
 	load_keys(k, n, 0);
 	sort_stacks(k, lcp, n, 0, limit);
 	/*
-	 * Few stacks left (light groups folded): gather them, in order, into
-	 * a new array; k[j].len is the length to draw, a folded group's prefix.
+	 * The last time (light groups folded), or with few stacks left,
+	 * gather them in order into a new array rather than permute all in
+	 * place (a cache miss per stack); k[j].len is the length to draw, a
+	 * folded group's prefix.
 	 */
 	for (size_t j = 0, lastlen = 0; j < n; j++)
 		if (!w || !joins(lcp[j], k[j].len, lastlen)) {
 			w++;
 			lastlen = k[j].len;
 		}
-	if (w <= n / 4) {
+	if (limit || w <= n / 4) {
 		GArray *out = g_array_sized_new(FALSE, FALSE, sizeof(struct sorted),
 						(guint)w);
 		struct sorted *y = (struct sorted *)(void *)out->data;
