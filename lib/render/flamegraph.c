@@ -5,6 +5,7 @@
 #include "core/foldtable.h"
 
 #include <string.h>
+#include <sys/mman.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -66,8 +67,10 @@ struct flamegraph {
 	struct fold_table *t;
 	GArray *runs;		/* struct run, flamechart only */
 	GArray *order;		/* struct skey: stacks in first-seen order */
-	GArray *sorted;		/* struct sorted, while the input is sorted or
-				   stable (then unsorted past nsorted) */
+	struct sorted *sorted;	/* nref of them, room for refcap (big_resize()),
+				   while the input is sorted or stable (then
+				   unsorted past nsorted) */
+	size_t nref, refcap;
 	size_t nsorted, compact_at;
 	GStringChunk *copies;	/* stacks of sorted input that are not stable */
 	GPtrArray *readers;	/* mapped files the stacks point into */
@@ -100,6 +103,55 @@ struct flamegraph {
 	uint64_t seq;
 };
 
+/*
+ * Arrays of an entry per stack, megabytes on big inputs, are mapped in
+ * transparent huge pages where the kernel gives them on request: a fault
+ * per 4 KiB page was a sixth of fold2svg's time on the bench input.  They
+ * grow by remapping, without a copy.  Out of memory aborts, as g_malloc().
+ * Past 1 MiB, sizes are whole huge pages, which the kernel then aligns.
+ */
+static size_t big_size(size_t size)
+{
+	const size_t huge = (size_t)2 << 20;
+
+	return size >= huge / 2 ? (size + huge - 1) & ~(huge - 1) : size;
+}
+
+static void *big_resize(void *p, size_t old, size_t size)
+{
+	void *q;
+
+	old = big_size(old);
+	size = big_size(size);
+	if (p && old == size)
+		return p;
+	q = p ? mremap(p, old, size, MREMAP_MAYMOVE)
+	      : mmap(NULL, size, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (q == MAP_FAILED)
+		g_error("%s: failed to allocate %zu bytes", G_STRLOC, size);
+	(void)madvise(q, size, MADV_HUGEPAGE);	/* a hint only */
+	return q;
+}
+
+static void big_free(void *p, size_t size)
+{
+	if (p)
+		munmap(p, big_size(size));
+}
+
+/* Appends x to fg->sorted. */
+static void push_sorted(struct flamegraph *fg, const struct sorted *x)
+{
+	if (fg->nref == fg->refcap) {
+		fg->sorted = big_resize(fg->sorted, fg->refcap * sizeof(*x),
+					2 * fg->refcap * sizeof(*x));
+		fg->refcap *= 2;
+	}
+	fg->sorted[fg->nref++] = *x;
+}
+
 struct flamegraph *fg_new(const struct fg_opts *o)
 {
 	struct flamegraph *fg = g_new0(struct flamegraph, 1);
@@ -111,8 +163,10 @@ struct flamegraph *fg_new(const struct fg_opts *o)
 	fg->names = g_string_chunk_new(1 << 16);
 	if (o->flamechart)
 		fg->runs = g_array_new(FALSE, FALSE, sizeof(struct run));
-	else
-		fg->sorted = g_array_new(FALSE, FALSE, sizeof(struct sorted));
+	else {
+		fg->refcap = 1024;
+		fg->sorted = big_resize(NULL, 0, fg->refcap * sizeof(struct sorted));
+	}
 	fg->compact_at = (size_t)1 << 16;
 	fg->copies = g_string_chunk_new(1 << 20);
 	fg->readers = g_ptr_array_new_with_free_func((GDestroyNotify)folded_reader_free);
@@ -129,8 +183,7 @@ void fg_free(struct flamegraph *fg)
 		g_array_free(fg->runs, TRUE);
 	if (fg->order)
 		g_array_free(fg->order, TRUE);
-	if (fg->sorted)
-		g_array_free(fg->sorted, TRUE);
+	big_free(fg->sorted, fg->refcap * sizeof(struct sorted));
 	g_string_chunk_free(fg->copies);
 	g_ptr_array_free(fg->readers, TRUE);
 	folded_shape_release(&fg->shape);
@@ -228,19 +281,16 @@ static void add_to_table(struct flamegraph *fg, const char *stack, size_t len,
 static bool add_sorted(struct flamegraph *fg, const char *stack, size_t len,
 		       fk_count c0, fk_count c1, bool stable)
 {
-	GArray *v = fg->sorted;
-
-	if (stable && fg->nsorted < v->len) {	/* unsorted already */
+	if (stable && fg->nsorted < fg->nref) {	/* unsorted already */
 		struct sorted x = { stack, len, 0, c0, c1 };
 
-		g_array_append_val(v, x);
-		if (v->len >= fg->compact_at)
+		push_sorted(fg, &x);
+		if (fg->nref >= fg->compact_at)
 			compact(fg, 0);
 		return true;
 	}
 
-	struct sorted *last = v->len ? &g_array_index(v, struct sorted, v->len - 1)
-				     : NULL;
+	struct sorted *last = fg->nref ? &fg->sorted[fg->nref - 1] : NULL;
 	const char *lp = last ? last->p : "";
 	size_t llen = last ? last->len : 0;
 	size_t l = common_len(lp, llen, stack, len);
@@ -250,28 +300,29 @@ static bool add_sorted(struct flamegraph *fg, const char *stack, size_t len,
 		last->c1 += c1;
 		return true;
 	}
-	if (fg->nsorted < v->len ||
+	if (fg->nsorted < fg->nref ||
 	    (l < llen && (l == len || (unsigned char)stack[l] < (unsigned char)lp[l]))) {
 		/* (an unstable stack after unsorted stable ones comes here) */
 		if (stable) {
 			/* out of order: keep the references, sort them */
 			struct sorted x = { stack, len, 0, c0, c1 };
 
-			g_array_append_val(v, x);
-			if (v->len >= fg->compact_at)
+			push_sorted(fg, &x);
+			if (fg->nref >= fg->compact_at)
 				compact(fg, 0);
 			return true;
 		}
 		/* out of order and to be copied: from now on, the table */
 		fg->order = g_array_sized_new(FALSE, FALSE, sizeof(struct skey),
-					      v->len * 2 + 16);
-		for (guint i = 0; i < v->len; i++) {
-			struct sorted *x = &g_array_index(v, struct sorted, i);
+					      (guint)(fg->nref * 2 + 16));
+		for (size_t i = 0; i < fg->nref; i++) {
+			struct sorted *x = &fg->sorted[i];
 
 			add_to_table(fg, x->p, x->len, x->c0, x->c1, true);
 		}
-		g_array_free(v, TRUE);
+		big_free(fg->sorted, fg->refcap * sizeof(struct sorted));
 		fg->sorted = NULL;
+		fg->nref = fg->refcap = 0;
 		return false;
 	}
 	struct sorted x = {
@@ -279,7 +330,7 @@ static bool add_sorted(struct flamegraph *fg, const char *stack, size_t len,
 			    : g_string_chunk_insert_len(fg->copies, stack, (gssize)len),
 		.len = len, .lcp = l, .c0 = c0, .c1 = c1,
 	};
-	g_array_append_val(v, x);
+	push_sorted(fg, &x);
 	fg->nsorted++;
 	return true;
 }
@@ -747,11 +798,10 @@ static inline bool joins(size_t lcp, size_t len, size_t lastlen)
  */
 static void compact(struct flamegraph *fg, uint64_t limit)
 {
-	GArray *v = fg->sorted;
-	struct sorted *x = (struct sorted *)(void *)v->data;
-	size_t n = v->len, w = 0;
-	struct skey *k = g_new(struct skey, n);
-	size_t *lcp = g_new(size_t, n);
+	struct sorted *x = fg->sorted;
+	size_t n = fg->nref, w = 0;
+	struct skey *k = big_resize(NULL, 0, n * sizeof(*k));
+	size_t *lcp = big_resize(NULL, 0, n * sizeof(*lcp));
 
 	for (size_t i = 0; i < n; i++)
 		k[i] = (struct skey){ x[i].p, x[i].len, { .i = i }, 0,
@@ -771,9 +821,8 @@ static void compact(struct flamegraph *fg, uint64_t limit)
 			lastlen = k[j].len;
 		}
 	if (limit || w <= n / 4) {
-		GArray *out = g_array_sized_new(FALSE, FALSE, sizeof(struct sorted),
-						(guint)w);
-		struct sorted *y = (struct sorted *)(void *)out->data;
+		struct sorted *y = big_resize(NULL, 0, w * sizeof(*y));
+		size_t cap = w;
 
 		w = 0;
 		for (size_t j = 0; j < n; j++) {
@@ -789,9 +838,9 @@ static void compact(struct flamegraph *fg, uint64_t limit)
 			y[w++] = (struct sorted){ k[j].p, k[j].len, lcp[j],
 						  src->c0, src->c1 };
 		}
-		g_array_set_size(out, (guint)w);
-		g_array_free(v, TRUE);
-		fg->sorted = out;
+		big_free(x, fg->refcap * sizeof(*x));
+		fg->sorted = y;
+		fg->refcap = cap;
 		goto done;
 	}
 	w = 0;
@@ -829,11 +878,10 @@ static void compact(struct flamegraph *fg, uint64_t limit)
 		x[w].len = k[j].len;
 		x[w++].lcp = lcp[j];
 	}
-	g_array_set_size(v, (guint)w);
 done:
-	g_free(k);
-	g_free(lcp);
-	fg->nsorted = w;
+	big_free(k, n * sizeof(*k));
+	big_free(lcp, n * sizeof(*lcp));
+	fg->nref = fg->nsorted = w;
 	fg->compact_at = MAX(2 * w, (size_t)1 << 16);
 }
 
@@ -914,12 +962,12 @@ int fg_build(struct flamegraph *fg, GError **err)
 			      r->c1);
 		}
 	} else if (fg->sorted) {
-		if (fg->nsorted < fg->sorted->len)
+		if (fg->nsorted < fg->nref)
 			compact(fg, limit);
-		for (guint i = 0; i < fg->sorted->len; i++) {
-			struct sorted *x = &g_array_index(fg->sorted, struct sorted, i);
+		for (size_t i = 0; i < fg->nref; i++) {
+			struct sorted *x = &fg->sorted[i];
 
-			if (i + 4 < fg->sorted->len)	/* where the flow will read */
+			if (i + 4 < fg->nref)	/* where the flow will read */
 				__builtin_prefetch(x[4].p + x[4].lcp);
 			merge(fg, x->p, x->len, x->lcp, &pos, x->c0, x->c1);
 		}
