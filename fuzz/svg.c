@@ -13,7 +13,10 @@
  * Checked with libxml2 (strict, no network): the output parses; every
  * element is one the writer draws; there is exactly one <script>, the
  * writer's own; no attribute is an event handler (on...); every link is
- * relative or http(s).
+ * relative or http(s).  Without flamechart, the same lines added by
+ * reference (sorted references) and in bytewise order of their stacks
+ * (merged as they come, no sort) draw the same frames as copied in input
+ * order (the table): both sorts stop at groups too narrow to draw.
  */
 #include "fuzz.h"
 
@@ -25,6 +28,76 @@
 #include <libxml/tree.h>
 
 static const char SCRIPT[] = "var fuzz_script_marker = 1;";
+
+struct line {
+	char *stack;
+	size_t len;
+	fk_count c0, c1;
+	int ncounts;
+};
+
+static int by_stack(const void *a, const void *b)
+{
+	const struct line *x = a, *y = b;
+	int c = memcmp(x->stack, y->stack, x->len < y->len ? x->len : y->len);
+
+	return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/* Builds g and checks it draws what fg draws. */
+static void same_graph(struct flamegraph *g, const struct flamegraph *fg,
+		       const char *what)
+{
+	GError *err = NULL;
+
+	FUZZ_CHECK(fg_build(g, &err) == 0, "%s: no graph", what);
+	FUZZ_CHECK(fg_nframes(g) == fg_nframes(fg), "%s: %zu frames, not %zu",
+		   what, fg_nframes(g), fg_nframes(fg));
+	FUZZ_CHECK(fg_maxdelta(g) == fg_maxdelta(fg) &&
+		   fg_depthmax(g) == fg_depthmax(fg) &&
+		   fg_cut_stacks(g) == fg_cut_stacks(fg), "%s: another scale", what);
+	for (size_t i = 0; i < fg_nframes(g); i++) {
+		const struct fg_frame *x = fg_frame(g, i), *y = fg_frame(fg, i);
+
+		FUZZ_CHECK(x->len == y->len && memcmp(x->name, y->name, x->len) == 0 &&
+			   x->depth == y->depth && x->start == y->start &&
+			   x->end == y->end && x->delta == y->delta,
+			   "%s: frame %zu differs", what, i);
+	}
+	g_clear_error(&err);
+}
+
+/*
+ * The lines again, by reference in input order (as from a mapped file:
+ * sorted references) and copied in bytewise order of their stacks (merged
+ * as they come): the same frames as fg, from the table.
+ */
+static void check_paths(const struct fg_opts *fo, GArray *lines,
+			const struct flamegraph *fg)
+{
+	struct flamegraph *ref = fg_new(fo), *sorted = fg_new(fo);
+
+	for (guint i = 0; i < lines->len; i++) {
+		struct line *l = &g_array_index(lines, struct line, i);
+
+		fg_add_ref(ref, l->stack, l->len, l->c0, l->c1, l->ncounts);
+	}
+	same_graph(ref, fg, "by reference");
+	qsort(lines->data, lines->len, sizeof(struct line), by_stack);
+	for (guint i = 0; i < lines->len; i++) {
+		struct line *l = &g_array_index(lines, struct line, i);
+
+		fg_add(sorted, l->stack, l->len, l->c0, l->c1, l->ncounts);
+	}
+	same_graph(sorted, fg, "sorted");
+	fg_free(ref);	/* before the lines it points into */
+	fg_free(sorted);
+}
+
+static void line_clear(void *p)
+{
+	g_free(((struct line *)p)->stack);
+}
 
 static const char *const ELEMENTS[] = {
 	"svg", "defs", "linearGradient", "stop", "style", "script", "rect",
@@ -121,6 +194,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FILE *out;
 	xmlDoc *doc;
 	uint8_t opt;
+	GArray *lines;
 
 	if (size < 1)
 		return 0;
@@ -150,15 +224,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	so.nameattr = na;
 
 	fg = fg_new(&fo);
+	lines = g_array_new(FALSE, FALSE, sizeof(struct line));
+	g_array_set_clear_func(lines, line_clear);
 	fr = folded_reader_open(fuzz_file(p, (size_t)(end - p)), NULL, &err);
 	FUZZ_CHECK(fr, "cannot open the memfd");
-	while (folded_reader_next(fr, &fl, &err) > 0)
+	while (folded_reader_next(fr, &fl, &err) > 0) {
+		struct line l = { g_memdup2(fl.stack, fl.len), fl.len,
+				  fl.count[0], fl.count[1], fl.ncounts };
+
+		g_array_append_val(lines, l);
 		fg_add(fg, fl.stack, fl.len,
 		       fl.count[0], fl.count[1], fl.ncounts);
+	}
 	g_clear_error(&err);
 	folded_reader_free(fr);
 
 	if (fg_build(fg, &err) == 0) {
+		if (!fo.flamechart)
+			check_paths(&fo, lines, fg);
 		out = open_memstream(&buf, &buflen);
 		FUZZ_CHECK(svg_write(fg, &so, out, &err) == 0, "write failed");
 		fclose(out);
@@ -177,6 +260,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(buf);
 	}
 	g_clear_error(&err);
+	g_array_free(lines, TRUE);
 	fg_free(fg);
 	fg_nameattr_free(na);
 	g_free(text);
