@@ -1,6 +1,7 @@
 #include "core/foldtable.h"
 
 #include "core/error.h"
+#include "core/stacksort.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -300,188 +301,21 @@ void fold_table_foreach(const struct fold_table *t,
 	}
 }
 
-static int cmp_entry(const void *a, const void *b)
-{
-	const struct fold_entry *x = *(struct fold_entry *const *)a;
-	const struct fold_entry *y = *(struct fold_entry *const *)b;
-	size_t n = x->len < y->len ? x->len : y->len;
-	int c = memcmp(x->stack, y->stack, n);
-
-	if (c)
-		return c;
-	return x->len < y->len ? -1 : x->len > y->len;
-}
-
 static void collect(struct fold_entry *e, void *data)
 {
 	struct fold_entry ***p = data;
 	*(*p)++ = e;
 }
 
-/*
- * The sort: a multikey quicksort (Bentley and Sedgewick) on 8 bytes at a
- * time.  Stacks share long prefixes (the process, then its main loop), so
- * comparing whole keys compares the same prefix again at every step, and
- * that was a fifth of kfold's time.  Here each key's 8 bytes at the
- * current depth sit in the array beside it, big-endian so that integer
- * order is byte order; keys equal there go one step deeper together, and
- * a group of equal keys jumps over the prefix they all share at once.
- */
-struct skey {
-	uint64_t k;		/* 8 bytes of e->stack from the depth, zero-padded */
-	const char *s;		/* e->stack and e->len, without a visit to e */
-	size_t len;
-	struct fold_entry *e;
-};
-
-static inline uint64_t chunk_at(const struct skey *e, size_t d)
-{
-	const unsigned char *p = (const unsigned char *)e->s + d;
-	uint64_t v = 0;
-
-	if (d >= e->len)
-		return 0;
-	if (e->len - d >= 8)
-		v = load64(p);
-	else
-		memcpy(&v, p, e->len - d);
-	return __builtin_bswap64(v);
-}
-
-/* Compares two keys equal before depth d. */
-static int cmp_from(const struct skey *x, const struct skey *y, size_t d)
-{
-	size_t n = x->len < y->len ? x->len : y->len;
-	int c = n > d ? memcmp(x->s + d, y->s + d, n - d) : 0;
-
-	if (c)
-		return c;
-	return x->len < y->len ? -1 : x->len > y->len;
-}
-
-static int cmp_skey_r(const void *a, const void *b, void *d)
-{
-	return cmp_from(a, b, *(const size_t *)d);
-}
-
-static inline void skey_swap(struct skey *a, size_t i, size_t j)
-{
-	struct skey t = a[i];
-	a[i] = a[j];
-	a[j] = t;
-}
-
-/* How many bytes from depth d every key of a[0..n) shares with a[0]. */
-static size_t shared_from(const struct skey *a, size_t n, size_t d)
-{
-	const struct skey *f = &a[0];
-	size_t lcp = f->len - d;	/* each key is longer than d */
-
-	for (size_t i = 1; i < n && lcp; i++) {
-		const struct skey *e = &a[i];
-		size_t m = e->len - d < lcp ? e->len - d : lcp, j = 0;
-
-		while (j + 8 <= m && load64((const unsigned char *)f->s + d + j) ==
-				     load64((const unsigned char *)e->s + d + j))
-			j += 8;
-		while (j < m && f->s[d + j] == e->s[d + j])
-			j++;
-		lcp = j;
-	}
-	return lcp;
-}
-
-/*
- * Sorts a[0..n), keys equal before depth d whose a[].k holds their bytes
- * from d.  Recurses on the two smaller parts of a partition and loops on
- * the largest, so the stack stays O(log n) deep.  budget bounds the
- * partitions at one depth on one path (a step deeper is bounded by the
- * keys' length), past which qsort_r() finishes, as introsort does: no
- * input makes it quadratic.
- */
-static void mkqs(struct skey *a, size_t n, size_t d, int budget)
-{
-	while (n > 1) {
-		size_t lt, gt, i, m;
-		uint64_t piv;
-
-		if (n <= 12 || budget <= 0) {
-			if (n <= 12) {
-				for (i = 1; i < n; i++)
-					for (size_t j = i; j > 0 && (a[j - 1].k > a[j].k ||
-						(a[j - 1].k == a[j].k &&
-						 cmp_from(&a[j - 1], &a[j], d) > 0)); j--)
-						skey_swap(a, j - 1, j);
-			} else {
-				qsort_r(a, n, sizeof(*a), cmp_skey_r, &d);
-			}
-			return;
-		}
-		{	/* the median of three as pivot */
-			uint64_t x = a[0].k, y = a[n / 2].k, z = a[n - 1].k;
-			piv = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
-		}
-		/* a[0..lt) < piv, a[lt..i) == piv, a[gt..n) > piv */
-		for (lt = 0, i = 0, gt = n; i < gt;) {
-			if (a[i].k < piv)
-				skey_swap(a, lt++, i++);
-			else if (a[i].k > piv)
-				skey_swap(a, i, --gt);
-			else
-				i++;
-		}
-		/* the equal part: keys that end within these 8 bytes come first,
-		 * shorter first (only zeros can follow their end in a longer key
-		 * with the same 8 bytes); the rest go on at d + 8 */
-		m = lt;
-		for (i = lt; i < gt; i++)
-			if (a[i].len <= d + 8)
-				skey_swap(a, m++, i);
-		for (i = lt + 1; i < m; i++)
-			for (size_t j = i; j > lt && a[j - 1].len > a[j].len; j--)
-				skey_swap(a, j - 1, j);
-		{
-			struct skey *eq = a + m;
-			size_t neq = gt - m, nlt = lt, ngt = n - gt, deq = d + 8;
-
-			if (neq > 1) {
-				if (nlt == 0 && ngt == 0 && m == lt)
-					deq += shared_from(eq, neq, deq);
-				for (i = 0; i < neq; i++)
-					eq[i].k = chunk_at(&eq[i], deq);
-			}
-			/* loop on the largest part, recurse on the others */
-			if (neq >= nlt && neq >= ngt) {
-				mkqs(a, nlt, d, budget - 1);
-				mkqs(a + gt, ngt, d, budget - 1);
-				a = eq, n = neq, d = deq;
-			} else if (nlt >= ngt) {
-				mkqs(eq, neq, deq, budget);
-				mkqs(a + gt, ngt, d, budget - 1);
-				n = nlt, budget--;
-			} else {
-				mkqs(a, nlt, d, budget - 1);
-				mkqs(eq, neq, deq, budget);
-				a += gt, n = ngt, budget--;
-			}
-		}
-	}
-}
-
+/* The sort is stack_sort() (stacksort.h), the one every tool shares. */
 static void sort_entries(struct fold_entry **v, size_t n)
 {
-	struct skey *a = g_new(struct skey, n);
-	int budget = 2;
+	struct stack_key *a = g_new(struct stack_key, n);
 
-	for (size_t i = n; i > 1; i >>= 1)
-		budget += 2;
-	for (size_t i = 0; i < n; i++) {
-		a[i].e = v[i];
-		a[i].s = v[i]->stack;
-		a[i].len = v[i]->len;
-		a[i].k = chunk_at(&a[i], 0);
-	}
-	mkqs(a, n, 0, budget);
+	for (size_t i = 0; i < n; i++)
+		a[i] = (struct stack_key){ .p = v[i]->stack, .len = v[i]->len,
+					   .e = v[i] };
+	stack_sort(a, n, NULL, 0);
 	for (size_t i = 0; i < n; i++)
 		v[i] = a[i].e;
 	g_free(a);
@@ -497,7 +331,8 @@ struct fold_entry **fold_table_sorted(const struct fold_table *t, size_t *n)
 	/* Entries come in insertion order, which is already sorted when the
 	 * input is another tool's output (kfold, fgrep-stacks after
 	 * fp-collapse): checking costs n-1 comparisons, sorting more. */
-	while (i < t->n && cmp_entry(&v[i - 1], &v[i]) < 0)
+	while (i < t->n && stack_cmp(v[i - 1]->stack, v[i - 1]->len, v[i]->stack,
+				     v[i]->len) < 0)
 		i++;
 	if (i < t->n)
 		sort_entries(v, t->n);

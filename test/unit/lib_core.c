@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "core/folded.h"
 #include "core/foldtable.h"
+#include "core/stacksort.h"
 #include "core/linereader.h"
 #include "core/strmap.h"
 #include "core/textesc.h"
@@ -219,6 +220,68 @@ static void test_table_sort_random(void)
 	g_rand_free(rnd);
 }
 
+static void free_gstring(gpointer p)
+{
+	g_string_free(p, TRUE);
+}
+
+/*
+ * stack_sort() with common prefixes, against qsort() on the same kind of
+ * keys, with repeated keys (a flame graph's references):
+ * the order, and lcp[i] the bytes v[i] shares with v[i - 1].
+ */
+static void test_stack_sort_lcp(void)
+{
+	GRand *rnd = g_rand_new_with_seed(17);
+	/* no NUL: lcp is for stacks read from text (stacksort.h) */
+	static const char alphabet[] = { 'a', 'b', ';', '\x01', '\xff', '_' };
+
+	for (int round = 0; round < 30; round++) {
+		int n = g_rand_int_range(rnd, 1, round < 20 ? 300 : 20000);
+		int prefix = g_rand_int_range(rnd, 0, 70);
+		int k = g_rand_int_range(rnd, 1, (int)sizeof(alphabet) + 1);
+		GPtrArray *keys = g_ptr_array_new_with_free_func(free_gstring);
+		struct stack_key *v = g_new(struct stack_key, n);
+		size_t *lcp = g_new(size_t, n), bad = 0, badlcp = 0;
+
+		for (int i = 0; i < n; i++) {
+			GString *key = g_string_new(NULL);
+			int len = g_rand_int_range(rnd, 0, 40);
+
+			if (i && g_rand_int_range(rnd, 0, 4) == 0) {	/* a repeat */
+				GString *o = g_ptr_array_index(keys, g_rand_int_range(rnd, 0, i));
+
+				g_string_append_len(key, o->str, (gssize)o->len);
+			} else {
+				if (g_rand_boolean(rnd))
+					g_string_append_len(key, "process-1234/1234;main;loop;work;more;and"
+								 "more;and;more;frames;to;share;here;x", prefix);
+				for (int j = 0; j < len; j++)
+					g_string_append_c(key, alphabet[g_rand_int_range(rnd, 0, k)]);
+			}
+			g_ptr_array_add(keys, key);
+			v[i] = (struct stack_key){ .p = key->str, .len = key->len, .i = (size_t)i };
+		}
+		stack_sort(v, (size_t)n, lcp, 0);
+		g_ptr_array_sort(keys, cmp_bytes);
+		for (int i = 0; i < n; i++) {
+			GString *key = g_ptr_array_index(keys, i);
+
+			bad += v[i].len != key->len || memcmp(v[i].p, key->str, key->len) != 0;
+			if (i)
+				badlcp += lcp[i] != stack_common_len(v[i - 1].p, v[i - 1].len,
+								  v[i].p, v[i].len);
+		}
+		CHECK(lcp[0] == 0);
+		CHECK(bad == 0);
+		CHECK(badlcp == 0);
+		g_free(v);
+		g_free(lcp);
+		g_ptr_array_free(keys, TRUE);
+	}
+	g_rand_free(rnd);
+}
+
 static struct line_reader *reader_on(const char *text, size_t len)
 {
 	int fds[2];
@@ -326,6 +389,7 @@ int main(void)
 	test_folded();
 	test_table();
 	test_table_sort_random();
+	test_stack_sort_lcp();
 	test_reader();
 	test_strmap();
 	test_textesc();
