@@ -3,6 +3,7 @@
 #include "core/error.h"
 #include "core/folded.h"
 #include "core/foldtable.h"
+#include "core/stacksort.h"
 
 #include <string.h>
 #include <sys/mman.h>
@@ -33,23 +34,12 @@ struct kept {
 	uint64_t seq;
 };
 
-struct skey {
-	const char *p;		/* the stack, copied here so sorting reads one array */
-	size_t len;
-	union {
-		struct fold_entry *e;	/* the table's entry */
-		size_t i;		/* or the index in fg->sorted */
-	};
-	uint64_t key;		/* key_at() the depth being sorted on */
-	uint64_t w;		/* the width, at most the prune limit (see below) */
-};
-
 /*
- * lcp[] of a stack that sort_stacks() left in the group before it: the
+ * lcp[] of a stack that stack_sort() left in the group before it: the
  * group's stacks share so long a prefix and weigh so little together that
  * no frame past that prefix is wide enough to draw (see prune_limit()).
  */
-#define FOLDED SIZE_MAX
+#define FOLDED STACK_SORT_FOLDED
 
 /*
  * A stack of sorted input (which then needs no table and no sort), or one
@@ -66,7 +56,7 @@ struct flamegraph {
 	struct fg_opts o;
 	struct fold_table *t;
 	GArray *runs;		/* struct run, flamechart only */
-	GArray *order;		/* struct skey: stacks in first-seen order */
+	GArray *order;		/* struct stack_key: stacks in first-seen order */
 	struct sorted *sorted;	/* nref of them, room for refcap (big_resize()),
 				   while the input is sorted or stable (then
 				   unsorted past nsorted) */
@@ -195,35 +185,6 @@ void fg_free(struct flamegraph *fg)
 	g_free(fg);
 }
 
-/* The length of the common prefix of a and b. */
-static size_t common_len(const char *a, size_t alen, const char *b, size_t blen)
-{
-	size_t n = alen < blen ? alen : blen, i = 0;
-
-#ifdef __SSE2__
-	/* stacks share hundreds of bytes: sixteen at a time */
-	for (; i + 16 <= n; i += 16) {
-		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(a + i));
-		__m128i y = _mm_loadu_si128((const __m128i *)(const void *)(b + i));
-		unsigned ne = 0xffffu ^ (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, y));
-
-		if (ne)
-			return i + (size_t)__builtin_ctz(ne);
-	}
-#endif
-	for (; i + 8 <= n; i += 8) {
-		uint64_t x, y;
-
-		memcpy(&x, a + i, 8);
-		memcpy(&y, b + i, 8);
-		if (x != y)
-			return i + (size_t)(__builtin_ctzll(x ^ y) / 8);
-	}
-	while (i < n && a[i] == b[i])
-		i++;
-	return i;
-}
-
 /* Appends the ';'-separated fields of s in reverse order to out. */
 static void append_reversed(GString *out, const char *s, size_t len)
 {
@@ -253,7 +214,7 @@ static void add_to_table(struct flamegraph *fg, const char *stack, size_t len,
 		: fold_table_add2(fg->t, stack, len, c0, c1);
 
 	if (fg->order && fold_table_size(fg->t) != known) {
-		struct skey k = { e->stack, e->len, { .e = e }, 0, 0 };
+		struct stack_key k = { e->stack, e->len, { .e = e }, 0, 0 };
 
 		g_array_append_val(fg->order, k);
 	}
@@ -293,7 +254,7 @@ static bool add_sorted(struct flamegraph *fg, const char *stack, size_t len,
 	struct sorted *last = fg->nref ? &fg->sorted[fg->nref - 1] : NULL;
 	const char *lp = last ? last->p : "";
 	size_t llen = last ? last->len : 0;
-	size_t l = common_len(lp, llen, stack, len);
+	size_t l = stack_common_len(lp, llen, stack, len);
 
 	if (last && l == len && l == llen) {
 		last->c0 += c0;
@@ -313,7 +274,7 @@ static bool add_sorted(struct flamegraph *fg, const char *stack, size_t len,
 			return true;
 		}
 		/* out of order and to be copied: from now on, the table */
-		fg->order = g_array_sized_new(FALSE, FALSE, sizeof(struct skey),
+		fg->order = g_array_sized_new(FALSE, FALSE, sizeof(struct stack_key),
 					      (guint)(fg->nref * 2 + 16));
 		for (size_t i = 0; i < fg->nref; i++) {
 			struct sorted *x = &fg->sorted[i];
@@ -536,7 +497,7 @@ static void merge(struct flamegraph *fg, const char *s, size_t len, size_t l,
 	 * open, and only the rest of the stack is split into frames.
 	 */
 	if (l == SIZE_MAX)	/* not known from add_sorted() */
-		l = common_len(fg->prev, fg->prevlen, s, len);
+		l = stack_common_len(fg->prev, fg->prevlen, s, len);
 	if (l == len && l == fg->prevlen) {
 		n = nopen;		/* the same stack again */
 		goto leaf;
@@ -591,197 +552,11 @@ leaf:
 	*pos += c1;
 }
 
-/*
- * Eight bytes of e from depth d as a big-endian number, zero-padded past the
- * end: comparing these compares the bytes, and as stacks hold no NUL a
- * shorter stack sorts first.
- */
-static inline uint64_t key_at(const struct skey *e, size_t d)
-{
-	unsigned char b[8] = { 0 };
-
-	if (d + 8 <= e->len)
-		memcpy(b, e->p + d, 8);
-	else if (d < e->len)
-		memcpy(b, e->p + d, e->len - d);
-	return (uint64_t)b[0] << 56 | (uint64_t)b[1] << 48 | (uint64_t)b[2] << 40 |
-	       (uint64_t)b[3] << 32 | (uint64_t)b[4] << 24 | (uint64_t)b[5] << 16 |
-	       (uint64_t)b[6] << 8 | b[7];
-}
-
-static int cmp_from(const struct skey *x, const struct skey *y, size_t d)
-{
-	size_t n = (x->len < y->len ? x->len : y->len);
-	int c = n > d ? memcmp(x->p + d, y->p + d, n - d) : 0;
-
-	return c ? c : (x->len > y->len) - (x->len < y->len);
-}
-
-static inline void swap_e(struct skey *v, size_t i, size_t j)
-{
-	struct skey t = v[i];
-
-	v[i] = v[j];
-	v[j] = t;
-}
-
-/*
- * When a whole group shares its next eight bytes it likely shares many
- * more (stacks repeat long caller chains): find how many with one
- * sequential pass per stack rather than a partition pass per eight bytes.
- */
-static size_t common_prefix(const struct skey *v, size_t n, size_t d)
-{
-	size_t m = v[0].len;
-
-	for (size_t i = 1; i < n && m > d; i++) {
-		/* the stacks lie all over the input: fetch ahead */
-		if (i + 4 < n)
-			__builtin_prefetch(v[i + 4].p + d);
-		size_t l = d + common_len(v[0].p + d, m - d, v[i].p + d,
-					  v[i].len > d ? v[i].len - d : 0);
-
-		if (l < m)
-			m = l;
-	}
-	return m > d ? m : d;
-}
-
 /* A width for light(): enough to tell whether a group is under limit. */
 static inline uint64_t weight(fk_count c, uint64_t limit)
 {
 	return c < (fk_count)limit ? (uint64_t)c : limit;
 }
-
-/* Whether v[0..n) weigh less than limit together. */
-static bool light(const struct skey *v, size_t n, uint64_t limit)
-{
-	uint64_t sum = 0;
-
-	for (size_t i = 0; i < n; i++)
-		if ((sum += v[i].w) >= limit)	/* each w <= limit < 2^62 */
-			return false;
-	return true;
-}
-
-static void load_keys(struct skey *v, size_t n, size_t d)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (i + 8 < n)
-			__builtin_prefetch(v[i + 8].p + d);
-		v[i].key = key_at(&v[i], d);
-	}
-}
-
-/*
- * Multikey quicksort (Bentley and Sedgewick) on eight bytes at a time: the
- * same order as memcmp with shorter-first, but the long prefixes stacks
- * share are read about once each instead of once per comparison.  Each
- * element carries its eight bytes at depth d (the caller loads them), so
- * partitioning reads one array instead of every stack once per pass.
- *
- * With a limit (0: none), a group of stacks that share their first bytes
- * and weigh less than limit together is not sorted: its first stack keeps
- * just that prefix and the others get lcp[] FOLDED (see prune_limit()).
- */
-static void sort_stacks(struct skey *v, size_t *lcp, size_t n, size_t d,
-			uint64_t limit)
-{
-	/* with a limit, partition small parts too: each group of equal keys
-	 * it finds may weigh too little to sort further */
-	const size_t small = limit ? 4 : 16;
-
-	while (n > small) {
-		size_t lt = 0, gt = n, i = 1;
-		uint64_t pivot, maxlt = 0, mingt = UINT64_MAX;
-		bool ended;
-
-		swap_e(v, 0, n / 2);
-		pivot = v[0].key;
-		ended = v[0].len < d + 8;	/* padded: equal keys are equal stacks */
-		/* v[0..lt) < pivot, v[lt..i) == pivot, v[gt..n) > pivot */
-		while (i < gt) {
-			uint64_t c = v[i].key;
-
-			if (c < pivot) {
-				maxlt = c > maxlt ? c : maxlt;
-				swap_e(v, lt++, i++);
-			} else if (c > pivot) {
-				mingt = c < mingt ? c : mingt;
-				swap_e(v, i, --gt);
-			} else {
-				i++;
-			}
-		}
-		/*
-		 * The greatest stack before the pivot's group and the least
-		 * after it differ from the group in these eight bytes, so the
-		 * keys alone give their common prefix with it (a padding zero
-		 * differs from any byte of a longer stack).
-		 */
-		if (lt > 0)
-			lcp[lt] = d + (size_t)(__builtin_clzll(maxlt ^ pivot) / 8);
-		if (gt < n)
-			lcp[gt] = d + (size_t)(__builtin_clzll(mingt ^ pivot) / 8);
-		for (size_t k = lt + 1; ended && k < gt; k++)
-			lcp[k] = v[k].len;	/* equal stacks (not from a table) */
-		/*
-		 * Recurse into the parts no bigger than half and loop on the
-		 * biggest, so the recursion stays O(log n) deep whatever the
-		 * input.  Equal keys that end here are one stack: sorted.
-		 */
-		struct { struct skey *v; size_t *lcp, n, d; } part[3] = {
-			{ v, lcp, lt, d },
-			{ v + lt, lcp + lt, ended ? 1 : gt - lt, d + 8 },
-			{ v + gt, lcp + gt, n - gt, d },
-		};
-		int big = -1;
-
-		if (!ended && limit && v[lt].p[d + 7] != ';' &&
-		    light(v + lt, gt - lt, limit)) {
-			/*
-			 * Every stack that starts with these d + 8 bytes is
-			 * here (the parts at depth d hold whole groups), so
-			 * every frame that ends past them is narrower than
-			 * the group, too narrow to draw: the flow needs the
-			 * prefix once, with the group's width.  (Not a prefix
-			 * that ends in ';': its empty last frame would be
-			 * dropped, as at the end of a stack, but is not the
-			 * end of the group's stacks.)
-			 */
-			v[lt].len = d + 8;
-			for (size_t k = lt + 1; k < gt; k++)
-				lcp[k] = FOLDED;
-			part[1].n = 0;
-		}
-		if (part[1].n > 16)
-			part[1].d = common_prefix(part[1].v, part[1].n, d + 8);
-		if (part[1].n > 1)
-			load_keys(part[1].v, part[1].n, part[1].d);
-		for (int k = 0; k < 3; k++)
-			if (part[k].n > n / 2)
-				big = k;
-		for (int k = 0; k < 3; k++)
-			if (k != big)
-				sort_stacks(part[k].v, part[k].lcp, part[k].n,
-					    part[k].d, limit);
-		if (big < 0)
-			return;
-		v = part[big].v;
-		lcp = part[big].lcp;
-		n = part[big].n;
-		d = part[big].d;
-	}
-	for (size_t i = 1; i < n; i++)
-		for (size_t j = i; j > 0 && (v[j - 1].key != v[j].key
-					     ? v[j - 1].key > v[j].key
-					     : cmp_from(&v[j - 1], &v[j], d) > 0); j--)
-			swap_e(v, j - 1, j);
-	for (size_t i = 1; i < n; i++)	/* all share d bytes */
-		lcp[i] = d + common_len(v[i - 1].p + d, v[i - 1].len - d,
-					v[i].p + d, v[i].len - d);
-}
-
 
 /* Whether a sorted stack adds to the one before (of length lastlen). */
 static inline bool joins(size_t lcp, size_t len, size_t lastlen)
@@ -800,15 +575,13 @@ static void compact(struct flamegraph *fg, uint64_t limit)
 {
 	struct sorted *x = fg->sorted;
 	size_t n = fg->nref, w = 0;
-	struct skey *k = big_resize(NULL, 0, n * sizeof(*k));
+	struct stack_key *k = big_resize(NULL, 0, n * sizeof(*k));
 	size_t *lcp = big_resize(NULL, 0, n * sizeof(*lcp));
 
 	for (size_t i = 0; i < n; i++)
-		k[i] = (struct skey){ x[i].p, x[i].len, { .i = i }, 0,
+		k[i] = (struct stack_key){ x[i].p, x[i].len, { .i = i }, 0,
 				      weight(x[i].c1, limit) };
-	lcp[0] = 0;
-	load_keys(k, n, 0);
-	sort_stacks(k, lcp, n, 0, limit);
+	stack_sort(k, n, lcp, limit);
 	/*
 	 * The last time (light groups folded), or with few stacks left,
 	 * gather them in order into a new array rather than permute all in
@@ -888,7 +661,7 @@ done:
 /*
  * A limit on widths (in count units) under which every frame is too narrow
  * to draw: the sort need not order the stacks of a group that weighs less
- * (sort_stacks()).  0 (none) where the flow needs every stack: with
+ * (stack_sort()).  0 (none) where the flow needs every stack: with
  * differential counts (deltas and maxdelta are per stack), chain graphs
  * (stacks rewritten), negative widths, and stacks that may be cut at
  * FG_MAX_DEPTH (counted per stack).
@@ -972,11 +745,11 @@ int fg_build(struct flamegraph *fg, GError **err)
 			merge(fg, x->p, x->len, x->lcp, &pos, x->c0, x->c1);
 		}
 	} else {
-		struct skey *v = (struct skey *)(void *)fg->order->data;
+		struct stack_key *v = (struct stack_key *)(void *)fg->order->data;
 		size_t n = fg->order->len, i = 1;
 
 		/* input that is sorted already (fp-collapse's is) needs no sort */
-		while (i < n && cmp_from(&v[i - 1], &v[i], 0) < 0)
+		while (i < n && stack_cmp(v[i - 1].p, v[i - 1].len, v[i].p, v[i].len) < 0)
 			i++;
 		/* the sort finds the prefix each stack shares with the one
 		 * before it, which the flow needs */
@@ -984,11 +757,9 @@ int fg_build(struct flamegraph *fg, GError **err)
 
 		if (i < n) {
 			lcp = g_new(size_t, n);
-			lcp[0] = 0;
 			for (size_t j = 0; j < n; j++)
 				v[j].w = weight(v[j].e->count[1], limit);
-			load_keys(v, n, 0);
-			sort_stacks(v, lcp, n, 0, limit);
+			stack_sort(v, n, lcp, limit);
 		}
 		for (i = 0; i < n;) {
 			fk_count c0 = v[i].e->count[0], c1 = v[i].e->count[1];
