@@ -10,7 +10,9 @@
  * (the same damage, names and times); a whole file cut inside its data
  * section is cut short; every name is a C string of at most 15 bytes (a
  * thread's) or an executable's file name (no '/'), for the pids the
- * records mention and for pids they do not.
+ * records mention and for pids they do not; a process's maps' generation
+ * never goes back in time, holds until the time it gives, and a change
+ * comes at that time.
  */
 #include "fuzz.h"
 
@@ -30,6 +32,34 @@ static struct perfdata *read_path(const char *path, GError **err)
 	return pd;
 }
 
+/* The generation of pid's maps at time, before it and at its end. */
+static void check_gen(const struct perfdata *pd, int pid, uint64_t time)
+{
+	uint64_t until, u2;
+	uint32_t gen, g2;
+
+	if (!perfdata_has_map_times(pd))
+		return;
+	gen = perfdata_map_gen(pd, pid, time, &until);
+	if (gen == PERFDATA_NO_GEN) {
+		FUZZ_CHECK(until == time, "no generation at %lu, until %lu",
+			   (unsigned long)time, (unsigned long)until);
+		return;
+	}
+	FUZZ_CHECK(until > time || until == UINT64_MAX, "generation %u at %lu until %lu", gen, (unsigned long)time,
+		   (unsigned long)until);
+	if (time > 0) {
+		g2 = perfdata_map_gen(pd, pid, time - 1, &u2);
+		FUZZ_CHECK(g2 == PERFDATA_NO_GEN || g2 <= gen, "generation %u, then %u", g2, gen);
+		FUZZ_CHECK(g2 != gen || u2 == until, "one generation, two ends");
+	}
+	if (until != UINT64_MAX) {
+		g2 = perfdata_map_gen(pd, pid, until, &u2);
+		FUZZ_CHECK(g2 == PERFDATA_NO_GEN && u2 == until, "no change at %lu",
+			   (unsigned long)until);
+	}
+}
+
 static void check_names(const struct perfdata *pd, const uint8_t *data, size_t size)
 {
 	/* pids the input holds in its records (any 4 aligned bytes) and a few others */
@@ -47,6 +77,7 @@ static void check_names(const struct perfdata *pd, const uint8_t *data, size_t s
 			memcpy(&addr, data + i + 4, 8);
 			FUZZ_CHECK(perfdata_may_map(pd, pid, addr) == perfdata_may_map(pd, pid, addr),
 				   "may_map changed its answer");
+			check_gen(pd, pid, addr);
 		}
 		name = perfdata_process_name(pd, i < 16 ? (int)i - 8 : pid, &exe);
 		if (!name)

@@ -22,12 +22,25 @@ enum {
 	REC_FORK = 7,
 	REC_MMAP2 = 10,
 	REC_LOST_SAMPLES = 13,
+	REC_HEADER_ATTR = 64,	/* a pipe file's event attributes */
 	REC_TRACING_DATA = 66,	/* followed by the tracing data (pipe files) */
 	REC_AUXTRACE = 71,	/* followed by the trace */
 	REC_COMPRESSED = 81,
 };
 #define MISC_EXEC (1 << 13)	/* COMM: at exec; MMAP: a data mapping */
 #define PROT_X 4
+
+/* perf_event_attr: sample_type (u64 at byte 24), the flags (u64 at 40) */
+#define ATTR_SAMPLE_TYPE 24
+#define ATTR_FLAGS 40
+#define ATTR_MIN 48
+#define SAMPLE_ID_ALL (1ull << 18)	/* the flags' bit */
+enum {
+	S_TID = 1 << 1, S_TIME = 1 << 2, S_ID = 1 << 6, S_CPU = 1 << 7,
+	S_STREAM_ID = 1 << 9, S_IDENTIFIER = 1 << 16,
+};
+/* the sample_type bits that shape the sample_id trailer of other records */
+#define S_TRAILER (S_TID | S_TIME | S_ID | S_CPU | S_STREAM_ID | S_IDENTIFIER)
 
 /*
  * perf writes each CPU's records in order, but one CPU's after another's
@@ -59,6 +72,22 @@ struct perfdata {
 	GHashTable *procs;	/* pid -> struct proc */
 	GHashTable *maps;	/* pid -> GArray of struct range: its mappings */
 	GHashTable *parents;	/* pid -> the pid that forked it */
+	int attrs;		/* event attributes read */
+	uint64_t trailer;	/* their S_TRAILER bits, if all agree */
+	bool trailer_mixed;	/* they do not: no record times */
+	GHashTable *changes;	/* pid -> struct changes */
+};
+
+/*
+ * The times perf's view of a process's maps changed: its MMAP and MMAP2
+ * records (perf lays each new map over the ones it overlaps), the FORK
+ * that made it (perf copies its parent's maps, dropping a reused pid's).
+ * Sorted once the records are read; past MAX_CHANGES, not kept (the
+ * process's frames are then resolved every time).
+ */
+struct changes {
+	GArray *times;		/* uint64_t */
+	bool overflow;
 };
 
 struct range {
@@ -66,6 +95,7 @@ struct range {
 };
 /* a process's mappings kept one by one; past this, their span */
 #define MAX_RANGES 4096
+#define MAX_CHANGES 4096
 
 struct reader {
 	int fd;
@@ -148,6 +178,70 @@ static struct thread *thread_of(struct perfdata *pd, int tid)
 	return t;
 }
 
+static void free_changes(gpointer p)
+{
+	struct changes *c = p;
+
+	g_array_unref(c->times);
+	g_free(c);
+}
+
+static void note_change(struct perfdata *pd, int pid, uint64_t time)
+{
+	struct changes *c;
+
+	if (pid <= 0)
+		return;
+	c = g_hash_table_lookup(pd->changes, GINT_TO_POINTER(pid));
+	if (!c) {
+		c = g_new0(struct changes, 1);
+		c->times = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+		g_hash_table_insert(pd->changes, GINT_TO_POINTER(pid), c);
+	}
+	if (c->overflow)
+		return;
+	if (c->times->len >= MAX_CHANGES) {
+		c->overflow = true;
+		g_array_set_size(c->times, 0);
+		return;
+	}
+	g_array_append_val(c->times, time);
+}
+
+/*
+ * The time in a record's sample_id trailer (n payload bytes, of which the
+ * first fixed are the record's own), or false when the recording gives
+ * none: the trailer ends with the time, then id, stream_id, cpu and
+ * identifier, as sample_type has them.
+ */
+static bool trailer_time(const struct perfdata *pd, const uint8_t *p, size_t n, size_t fixed,
+			 uint64_t *time)
+{
+	uint64_t t = pd->trailer;
+	size_t after = 8 * (size_t)(!!(t & S_ID) + !!(t & S_STREAM_ID) + !!(t & S_CPU) +
+				    !!(t & S_IDENTIFIER));
+
+	if (!pd->attrs || pd->trailer_mixed || !(t & S_TIME) || n < fixed + after + 8)
+		return false;
+	*time = u64(p + n - after - 8);
+	return true;
+}
+
+/* An event's perf_event_attr (n bytes): the shape of the records' trailers. */
+static void on_attr(struct perfdata *pd, const uint8_t *a, size_t n)
+{
+	uint64_t trailer;
+
+	if (n < ATTR_MIN) {
+		pd->trailer_mixed = true;
+		return;
+	}
+	trailer = u64(a + ATTR_FLAGS) & SAMPLE_ID_ALL ? u64(a + ATTR_SAMPLE_TYPE) & S_TRAILER : 0;
+	if (pd->attrs++ && trailer != pd->trailer)
+		pd->trailer_mixed = true;
+	pd->trailer = trailer;
+}
+
 static void on_comm(struct perfdata *pd, const uint8_t *p, size_t n, unsigned misc)
 {
 	int pid = (int)u32(p), tid = (int)u32(p + 4);
@@ -169,7 +263,7 @@ static void on_comm(struct perfdata *pd, const uint8_t *p, size_t n, unsigned mi
 	}
 }
 
-static void on_fork(struct perfdata *pd, const uint8_t *p)
+static void on_fork(struct perfdata *pd, const uint8_t *p, size_t n)
 {
 	int pid = (int)u32(p), ppid = (int)u32(p + 4), tid = (int)u32(p + 8);
 	int ptid = (int)u32(p + 12);
@@ -179,8 +273,13 @@ static void on_fork(struct perfdata *pd, const uint8_t *p)
 
 	if (!t->own)
 		t->name = name;
-	if (pid == tid && pid != ppid)
+	if (pid == tid && pid != ppid) {
 		g_hash_table_insert(pd->parents, GINT_TO_POINTER(pid), GINT_TO_POINTER(ppid));
+		if (n >= 24)
+			note_change(pd, pid, u64(p + 16));
+		else
+			pd->trailer_mixed = true;	/* no times: none are used */
+	}
 	if (pid == tid && pid != ppid) {
 		/* a new process: its parent's name and address space */
 		struct proc *pp = g_hash_table_lookup(pd->procs, GINT_TO_POINTER(ppid));
@@ -201,9 +300,15 @@ static void on_mmap(struct perfdata *pd, const uint8_t *p, size_t n, size_t name
 	struct range r = { u64(p + 8), u64(p + 8) + u64(p + 16) };
 	GArray *maps;
 
+	uint64_t time;
+
 	if (r.end < r.start)
 		r.end = UINT64_MAX;
 	if (pid > 0) {
+		if (trailer_time(pd, p, n, name_at, &time))
+			note_change(pd, pid, time);
+		else
+			pd->trailer_mixed = true;	/* no times: none are used */
 		maps = g_hash_table_lookup(pd->maps, GINT_TO_POINTER(pid));
 		if (!maps) {
 			maps = g_array_new(FALSE, FALSE, sizeof(struct range));
@@ -260,7 +365,7 @@ static size_t min_payload(uint32_t type)
 	case REC_MMAP2:		return 64;	/* ... maj min ino gen prot flags */
 	case REC_LOST:		return 16;	/* id lost */
 	case REC_COMM:		return 8;	/* pid tid */
-	case REC_FORK:		return 16;	/* pid ppid tid ptid */
+	case REC_FORK:		return 16;	/* pid ppid tid ptid (time) */
 	case REC_LOST_SAMPLES:	return 8;
 	case REC_TRACING_DATA:	return 4;
 	case REC_AUXTRACE:	return 8;
@@ -312,7 +417,7 @@ static void walk(struct perfdata *pd, struct reader *r, uint64_t off, uint64_t e
 			on_comm(pd, p, size - 8, misc);
 			break;
 		case REC_FORK:
-			on_fork(pd, p);
+			on_fork(pd, p, size - 8);
 			break;
 		case REC_MMAP:
 			on_mmap(pd, p, size - 8, 32, !(misc & MISC_EXEC));
@@ -329,6 +434,9 @@ static void walk(struct perfdata *pd, struct reader *r, uint64_t off, uint64_t e
 		case REC_COMPRESSED:
 			pd->compressed = true;
 			break;
+		case REC_HEADER_ATTR:
+			on_attr(pd, p, size - 8);
+			break;
 		case REC_TRACING_DATA:
 			extra = u32(p);
 			break;
@@ -343,6 +451,27 @@ static void walk(struct perfdata *pd, struct reader *r, uint64_t off, uint64_t e
 			return;
 		}
 		off += size + extra;
+	}
+}
+
+/* The file header's event attributes: the records' sample_id trailers. */
+static void read_attrs(struct perfdata *pd, struct reader *r, const uint8_t *h)
+{
+	uint64_t each = u64(h + 16), off = u64(h + 24), size = u64(h + 32);
+	const uint8_t *a;
+
+	/* each: a perf_event_attr, then the section of its ids (16 bytes) */
+	if (each < 16 + ATTR_MIN || each > BLOCK || size % each || size / each > 4096 ||
+	    off > UINT64_MAX - size) {
+		pd->trailer_mixed = true;
+		return;
+	}
+	for (uint64_t i = 0; i < size / each; i++) {
+		if (!(a = get(r, off + i * each, (size_t)each))) {
+			pd->trailer_mixed = true;
+			return;
+		}
+		on_attr(pd, a, (size_t)(each - 16));
 	}
 }
 
@@ -461,6 +590,24 @@ static void read_cmdline(struct perfdata *pd, struct reader *r, const uint8_t *b
 	g_ptr_array_free(argv, TRUE);
 }
 
+static gint cmp_time(gconstpointer a, gconstpointer b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* perf writes one CPU's records after another's: the times in order */
+static void sort_changes(struct perfdata *pd)
+{
+	GHashTableIter it;
+	gpointer v;
+
+	g_hash_table_iter_init(&it, pd->changes);
+	while (g_hash_table_iter_next(&it, NULL, &v))
+		g_array_sort(((struct changes *)v)->times, cmp_time);
+}
+
 struct perfdata *perfdata_read(int fd, const char *name, GError **err)
 {
 	struct perfdata *pd;
@@ -506,6 +653,7 @@ struct perfdata *perfdata_read(int fd, const char *name, GError **err)
 	pd->maps = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
 					 (GDestroyNotify)g_array_unref);
 	pd->parents = g_hash_table_new(g_direct_hash, g_direct_equal);
+	pd->changes = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free_changes);
 	if (hsize == PIPE_HEADER) {
 		/* records up to the end; a cut shows as a last record cut short */
 		pd->pipe = true;
@@ -526,11 +674,13 @@ struct perfdata *perfdata_read(int fd, const char *name, GError **err)
 			   G_GUINT64_FORMAT ", the file has %" G_GUINT64_FORMAT " bytes",
 			   data_off + data_size, r.size);
 	} else {
+		read_attrs(pd, &r, h);
 		walk(pd, &r, data_off, data_off + data_size);
 		read_sample_time(pd, &r, bits, data_off + data_size);
 		read_cmdline(pd, &r, bits, data_off + data_size);
 	}
 out:
+	sort_changes(pd);
 	if (r.error && !pd->damage)
 		set_damage(pd, "read error: %s", g_strerror(r.error));
 	g_free(r.buf);
@@ -548,6 +698,7 @@ void perfdata_free(struct perfdata *pd)
 	g_hash_table_destroy(pd->procs);
 	g_hash_table_destroy(pd->maps);
 	g_hash_table_destroy(pd->parents);
+	g_hash_table_destroy(pd->changes);
 	g_free(pd);
 }
 
@@ -619,4 +770,44 @@ bool perfdata_may_map(const struct perfdata *pd, int pid, uint64_t addr)
 		pid = GPOINTER_TO_INT(ppid);
 	}
 	return true;
+}
+
+bool perfdata_has_map_times(const struct perfdata *pd)
+{
+	return !pd->compressed && !pd->damage && !pd->trailer_mixed;
+}
+
+uint32_t perfdata_map_gen(const struct perfdata *pd, int pid, uint64_t time, uint64_t *until)
+{
+	const struct changes *c = g_hash_table_lookup(pd->changes, GINT_TO_POINTER(pid));
+	const uint64_t *t;
+	guint lo = 0, hi;
+
+	*until = UINT64_MAX;
+	if (!c)
+		return 0;
+	if (c->overflow) {
+		*until = time;
+		return PERFDATA_NO_GEN;
+	}
+	/* lo: the number of changes before time */
+	t = (const uint64_t *)(const void *)c->times->data;
+	hi = c->times->len;
+	while (lo < hi) {
+		guint mid = lo + (hi - lo) / 2;
+
+		if (t[mid] < time)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < c->times->len && t[lo] == time) {
+		/* a change at the sample's very time: perf may have seen
+		 * either first */
+		*until = time;
+		return PERFDATA_NO_GEN;
+	}
+	if (lo < c->times->len)
+		*until = t[lo];
+	return lo;
 }

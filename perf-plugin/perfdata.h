@@ -115,4 +115,29 @@ const char *perfdata_process_name(const struct perfdata *pd, int pid, bool *from
  */
 bool perfdata_may_map(const struct perfdata *pd, int pid, uint64_t addr);
 
+/*
+ * When perf's view of a process's maps changes: perf changes it only at
+ * the process's PERF_RECORD_MMAP and MMAP2 records (a new map replaces
+ * the parts of older ones it overlaps; an exec's COMM drops nothing) and
+ * at the FORK that makes it (a copy of its parent's), each at its time
+ * (the records' sample_id, perf record's default).  perf script hands
+ * samples and these records over in time order.
+ *
+ * perfdata_has_map_times() is false when the file does not give every
+ * such record's time (no sample_id_all or no time in it; event
+ * attributes that disagree; damage; perf record -z): then
+ * perfdata_map_gen() knows nothing.
+ *
+ * perfdata_map_gen() gives the generation of pid's maps at time: how
+ * many changes came before it, numbered from 0, the same for every
+ * sample until the next change, whose time *until gets (UINT64_MAX when
+ * none).  PERFDATA_NO_GEN when a change has the sample's very time
+ * (perf's order of the two is unknown) or the process changed its maps
+ * more than 4096 times (not all kept): its addresses then name no
+ * generation's frames; *until is time.
+ */
+#define PERFDATA_NO_GEN UINT32_MAX
+bool perfdata_has_map_times(const struct perfdata *pd);
+uint32_t perfdata_map_gen(const struct perfdata *pd, int pid, uint64_t time, uint64_t *until);
+
 #endif

@@ -67,6 +67,39 @@ static void mmap2(GByteArray *b, uint32_t pid, const char *file, uint32_t prot)
 	mmap2_at(b, pid, file, prot, 0, 0);
 }
 
+/*
+ * A pipe file's event: sample_type with the tid, time, cpu and identifier
+ * in every record's sample_id trailer (sample_id_all) unless !id_all.
+ */
+static void attr(GByteArray *b, bool id_all)
+{
+	guint8 a[128 + 8] = { 0 };
+	uint64_t type = S_TID | S_TIME | S_CPU | S_IDENTIFIER | 1 /* ip */;
+	uint64_t flags = id_all ? SAMPLE_ID_ALL : 0;
+
+	memcpy(a + 4, &(uint32_t){ 128 }, 4);
+	memcpy(a + ATTR_SAMPLE_TYPE, &type, 8);
+	memcpy(a + ATTR_FLAGS, &flags, 8);
+	record(b, REC_HEADER_ATTR, 0, a, sizeof(a));
+}
+
+/* An executable MMAP2 of pid at time, with that attr()'s trailer. */
+static void mmap2_timed(GByteArray *b, uint32_t pid, const char *file, uint64_t time)
+{
+	guint8 p[64 + 32 + 32] = { 0 };
+	size_t name = (strlen(file) + 1 + 7) / 8 * 8;
+	uint64_t trailer[4] = { pid | (uint64_t)pid << 32, time, 1, 42 };
+
+	memcpy(p, &pid, 4);
+	memcpy(p + 4, &pid, 4);
+	memcpy(p + 8, &(uint64_t){ 0x400000 }, 8);
+	memcpy(p + 16, &(uint64_t){ 0x1000 }, 8);
+	memcpy(p + 56, &(uint32_t){ 5 }, 4);
+	memcpy(p + 64, file, strlen(file) + 1);
+	memcpy(p + 64 + name, trailer, sizeof(trailer));
+	record(b, REC_MMAP2, 0, p, 64 + name + sizeof(trailer));
+}
+
 /* A file header for data at [104, 104 + size), features after it. */
 static GByteArray *file_header(void)
 {
@@ -306,6 +339,48 @@ int main(void)
 	g_byte_array_append(c, b->data, b->len);
 	set64(c, 40, UINT64_MAX - 10);
 	expect_damage(c, "x.data: corrupt header");
+	g_byte_array_unref(c);
+
+	/*
+	 * When perf's maps of a process change: at the FORK that makes it
+	 * and at each of its MMAPs, not at its exec's COMM; the records in
+	 * the order perf wrote them (one CPU's after another's), their
+	 * times in order here
+	 */
+	c = g_byte_array_new();
+	g_byte_array_append(c, (const guint8 *)"PERFILE2", 8);
+	put64(c, 16);
+	attr(c, true);
+	record(c, REC_FORK, 0, (uint32_t[]){ 5, 1, 5, 1, 100, 0 }, 24);
+	mmap2_timed(c, 5, "/usr/bin/new", 300);
+	comm(c, 5, 5, "new", true);
+	mmap2_timed(c, 5, "/usr/bin/old", 200);
+	mmap2_timed(c, 6, "/usr/bin/other", 50);
+	pd = read_bytes(c, &err);
+	CHECK(pd && !perfdata_damage(pd) && perfdata_has_map_times(pd));
+	if (pd) {
+		uint64_t until;
+
+		CHECK(perfdata_map_gen(pd, 5, 10, &until) == 0 && until == 100);
+		CHECK(perfdata_map_gen(pd, 5, 101, &until) == 1 && until == 200);
+		CHECK(perfdata_map_gen(pd, 5, 299, &until) == 2 && until == 300);
+		CHECK(perfdata_map_gen(pd, 5, 301, &until) == 3 && until == UINT64_MAX);
+		/* at a change's very time: either order */
+		CHECK(perfdata_map_gen(pd, 5, 200, &until) == PERFDATA_NO_GEN && until == 200);
+		CHECK(perfdata_map_gen(pd, 6, 10, &until) == 0 && until == 50);
+		CHECK(perfdata_map_gen(pd, 7, 10, &until) == 0 && until == UINT64_MAX);
+	}
+	perfdata_free(pd);
+	g_byte_array_unref(c);
+	/* without the records' times (no sample_id_all), none are known */
+	c = g_byte_array_new();
+	g_byte_array_append(c, (const guint8 *)"PERFILE2", 8);
+	put64(c, 16);
+	attr(c, false);
+	mmap2_timed(c, 5, "/usr/bin/new", 300);
+	pd = read_bytes(c, &err);
+	CHECK(pd && !perfdata_damage(pd) && !perfdata_has_map_times(pd));
+	perfdata_free(pd);
 	g_byte_array_unref(c);
 
 	/* a pipe file: records to the end; cut in its last record */
