@@ -396,7 +396,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				chain[nr++] = PERF_CONTEXT_GUEST;
 			ds.raw_callchain = chain;
 			ds.raw_callchain_nr = nr;
-			icomm = frame_cache_note_comm(fc, pid, tid, comm0);
+			icomm = frame_cache_note_comm(fc, pid, tid, comm0, 0);
 			FUZZ_CHECK(strcmp(icomm, comm0) == 0, "the comm interned as '%s'", icomm);
 			s2.nframes = 0;
 			s2.frames = &none;

@@ -246,6 +246,7 @@ static void credit_export(void *data, int tid, uint64_t since, uint64_t ns)
 }
 
 static bool recorded_may_map(void *data, int pid, uint64_t addr);
+static uint32_t recorded_map_gen(void *data, int pid, uint64_t time, uint64_t *until);
 
 int start(void **data, void *ctx)
 {
@@ -303,6 +304,8 @@ int start(void **data, void *ctx)
 	st->frames = frame_cache_new(&perf_dlfilter_fns, st->o.max_stack);
 	if (st->pd)
 		frame_cache_set_may_map(st->frames, recorded_may_map, st->pd);
+	if (st->pd && perfdata_has_map_times(st->pd))
+		frame_cache_set_gen(st->frames, recorded_map_gen, st->pd);
 	/* comm= picks processes by a name known only at the end */
 	st->profiles = profiles_new(&st->co, st->o.split || st->o.comm_re);
 	st->ex = exports_new(&(struct export_opts){
@@ -640,7 +643,7 @@ int filter_event(void *data, const struct perf_dlfilter_sample *ds, void *ctx)
 	/* an empty name too: with no frames, the stack would be empty (an
 	 * off-CPU wait would be written as a line without a stack) */
 	comm = al && al->comm && *al->comm ? al->comm : ":-1";
-	comm = frame_cache_note_comm(st->frames, ds->pid, ds->tid, comm);
+	comm = frame_cache_note_comm(st->frames, ds->pid, ds->tid, comm, ds->time);
 	pr = profiles_get(st->profiles, ds->pid, ds->tid, comm);
 	if (st->o.offcpu) {
 		on_switch(st, ds, ctx, attr, comm, pr);
@@ -741,6 +744,11 @@ static const char *unit_of(const struct state *st)
 static bool recorded_may_map(void *data, int pid, uint64_t addr)
 {
 	return perfdata_may_map(data, pid, addr);
+}
+
+static uint32_t recorded_map_gen(void *data, int pid, uint64_t time, uint64_t *until)
+{
+	return perfdata_map_gen(data, pid, time, until);
 }
 
 static const char *recorded_name(void *data, int pid)

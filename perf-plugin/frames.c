@@ -24,6 +24,9 @@ struct slot {
 
 struct thread_rec {
 	const char *comm;	/* interned in names */
+	int pid;		/* of gen, until */
+	uint32_t gen;		/* its process's maps' generation, from map_gen */
+	uint64_t until;		/* the time gen ends (0: not asked yet) */
 };
 
 struct frame_cache {
@@ -55,6 +58,9 @@ struct frame_cache {
 	bool intern;		/* keep() interns (for NO_SPACE frames) */
 	frame_cache_may_map_fn *may_map;
 	void *may_map_data;
+	frame_cache_gen_fn *map_gen;
+	void *map_gen_data;
+	uint64_t until;		/* the last thread's space holds until then */
 };
 
 static const char UNKNOWN[] = "[unknown]";
@@ -102,8 +108,14 @@ void frame_cache_free(struct frame_cache *fc)
 	g_free(fc);
 }
 
+void frame_cache_set_gen(struct frame_cache *fc, frame_cache_gen_fn *fn, void *data)
+{
+	fc->map_gen = fn;
+	fc->map_gen_data = data;
+}
+
 const char *frame_cache_note_comm(struct frame_cache *fc, int pid, int tid,
-				  const char *comm)
+				  const char *comm, uint64_t time)
 {
 	gpointer key = GINT_TO_POINTER(tid);
 	struct thread_rec *t;
@@ -111,7 +123,7 @@ const char *frame_cache_note_comm(struct frame_cache *fc, int pid, int tid,
 
 	if (!comm)
 		comm = "";
-	if (fc->last && tid == fc->last_tid && pid == fc->last_pid &&
+	if (fc->last && tid == fc->last_tid && pid == fc->last_pid && time < fc->until &&
 	    strcmp(fc->last->comm, comm) == 0)
 		return fc->last->comm;	/* fc->space is this thread's already */
 	t = g_hash_table_lookup(fc->threads, key);
@@ -120,16 +132,33 @@ const char *frame_cache_note_comm(struct frame_cache *fc, int pid, int tid,
 		t->comm = g_string_chunk_insert_const(fc->names, comm);
 		g_hash_table_insert(fc->threads, key, t);
 	} else if (strcmp(t->comm, comm) != 0) {
-		/*
-		 * A renamed thread may have exec'd a new program: the
-		 * process's old addresses can no longer be trusted.
-		 */
 		t->comm = g_string_chunk_insert_const(fc->names, comm);
-		gen = GPOINTER_TO_UINT(g_hash_table_lookup(fc->gens, GINT_TO_POINTER(pid)));
-		g_hash_table_insert(fc->gens, GINT_TO_POINTER(pid), GUINT_TO_POINTER(gen + 1));
+		if (!fc->map_gen) {
+			/*
+			 * Without the maps' times, a renamed thread may
+			 * have exec'd a new program: the process's old
+			 * addresses can no longer be trusted.
+			 */
+			gen = GPOINTER_TO_UINT(g_hash_table_lookup(fc->gens, GINT_TO_POINTER(pid)));
+			g_hash_table_insert(fc->gens, GINT_TO_POINTER(pid), GUINT_TO_POINTER(gen + 1));
+		}
 	}
-	gen = GPOINTER_TO_UINT(g_hash_table_lookup(fc->gens, GINT_TO_POINTER(pid)));
-	fc->space = pid > 0 ? (uint64_t)gen << 32 | (uint32_t)pid : NO_SPACE;
+	if (fc->map_gen) {
+		/* perf's maps change at the process's MMAP records, not at
+		 * its exec's COMM: an address resolved before a change is
+		 * never reused after it */
+		if (!t->until || t->pid != pid || time >= t->until) {
+			t->gen = fc->map_gen(fc->map_gen_data, pid, time, &t->until);
+			t->pid = pid;
+		}
+		gen = t->gen;
+		fc->until = t->until;
+	} else {
+		gen = GPOINTER_TO_UINT(g_hash_table_lookup(fc->gens, GINT_TO_POINTER(pid)));
+		fc->until = UINT64_MAX;
+	}
+	fc->space = pid > 0 && gen != FRAME_CACHE_NO_GEN ? (uint64_t)gen << 32 | (uint32_t)pid
+							 : NO_SPACE;
 	fc->last_pid = pid;
 	fc->last_tid = tid;
 	fc->last = t;

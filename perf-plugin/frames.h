@@ -28,9 +28,14 @@
  * shows it.
  *
  * Cache: user-space entries are keyed by (process, generation, address),
- * kernel entries by address alone.  A process's generation changes when
- * one of its threads changes its name (exec, prctl), which drops what was
- * cached for its old address space.  Threads without a pid (pid 0: inside
+ * kernel entries by address alone.  A process's generation is that of
+ * perf's view of its maps, which changes at its MMAP records, not at its
+ * exec (perf keeps the old program's maps until new ones overlap them, so
+ * an address resolved between an exec's COMM and its MMAPs names the old
+ * program, after them the new one); the plugin reads it from perf.data
+ * (frame_cache_set_gen()).  Without it, a generation ends when one of
+ * the process's threads changes its name (exec, prctl): a guess, wrong
+ * for samples between an exec's COMM and its MMAPs.  Threads without a pid (pid 0: inside
  * a PID namespace, every thread outside it) share no address space, so
  * their user-space entries are resolved every time.  The cache grows with
  * the number of distinct addresses, never with the number of samples.
@@ -51,12 +56,23 @@ struct frame_cache *frame_cache_new(const struct perf_dlfilter_fns *fns,
 void frame_cache_free(struct frame_cache *fc);
 
 /*
- * Tells the cache the name of thread tid of process pid for this sample;
- * call it before frame_cache_chain() for each sample.  Returns the name
- * interned: the same pointer for the same text, for as long as the cache.
+ * Tells the cache the name of thread tid of process pid for this sample
+ * and the sample's time; call it before frame_cache_chain() for each
+ * sample, in perf's (time) order.  Returns the name interned: the same
+ * pointer for the same text, for as long as the cache.
  */
 const char *frame_cache_note_comm(struct frame_cache *fc, int pid, int tid,
-				  const char *comm);
+				  const char *comm, uint64_t time);
+
+/*
+ * Tells the cache how to learn the generation of a process's maps at a
+ * time (perfdata_map_gen()): fn returns it, or FRAME_CACHE_NO_GEN when
+ * none can be trusted (then nothing of the process's user space is
+ * cached for that sample), and sets *until to the time it ends.
+ */
+#define FRAME_CACHE_NO_GEN UINT32_MAX
+typedef uint32_t frame_cache_gen_fn(void *data, int pid, uint64_t time, uint64_t *until);
+void frame_cache_set_gen(struct frame_cache *fc, frame_cache_gen_fn *fn, void *data);
 
 /*
  * Resolves the frames perf script prints for the sample's callchain and

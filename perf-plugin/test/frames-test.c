@@ -2,7 +2,9 @@
  * frames-test - unit tests of the plugin's frame cache with a stand-in for
  * perf's resolve_address(): a user address that no map held when it was
  * first seen is named after the library mapped there later (dlopen), as
- * perf script names it, while an address in a file's map is resolved once.
+ * perf script names it, while an address in a file's map is resolved once;
+ * a process that execs names an address in the program perf maps there at
+ * each sample, changed at its MMAP record, not at its exec's COMM.
  * Built and run by test/scripts/plugin-unit.sh.
  */
 #include "../frames.c"
@@ -14,6 +16,7 @@
 #define EXE_IP 0x401020ull		/* in the executable from the start */
 
 static bool lib_mapped;
+static const char *exe = "/usr/bin/prog";	/* what perf maps at EXE_IP */
 static int lookups[2];			/* resolve_address() calls: LIB_IP, EXE_IP */
 
 static __s32 fake_resolve_address(void *ctx, __u64 address, struct perf_dlfilter_al *al)
@@ -23,7 +26,7 @@ static __s32 fake_resolve_address(void *ctx, __u64 address, struct perf_dlfilter
 		lookups[1]++;
 		al->sym = "main";
 		al->symoff = 0x20;
-		al->dso = "/usr/bin/prog";
+		al->dso = exe;
 		al->addr = 0x1020;
 		return 0;
 	}
@@ -47,7 +50,7 @@ static void leaf(struct frame_cache *fc, char *buf, size_t len)
 	};
 	const struct perf_frame *f;
 
-	frame_cache_note_comm(fc, 100, 100, "prog");
+	frame_cache_note_comm(fc, 100, 100, "prog", 0);
 	if (frame_cache_chain(fc, &s, NULL) != 2) {
 		snprintf(buf, len, "(not 2 frames)");
 		return;
@@ -55,6 +58,35 @@ static void leaf(struct frame_cache *fc, char *buf, size_t len)
 	f = frame_cache_frames(fc);
 	snprintf(buf, len, "%.*s (%.*s)", (int)f[0].sym.len, f[0].sym.s,
 		 (int)f[0].dso.len, f[0].dso.s);
+}
+
+/* The maps of process 100 change at time 20 (the new program's MMAP). */
+static uint32_t fake_gen(void *data, int pid, uint64_t time, uint64_t *until)
+{
+	(void)data;
+	(void)pid;
+	*until = time <= 20 ? 20 : UINT64_MAX;
+	return time < 20 ? 0 : time == 20 ? FRAME_CACHE_NO_GEN : 1;
+}
+
+/* The leaf of a sample of EXE_IP in process 100 named comm at time. */
+static void exe_leaf(struct frame_cache *fc, const char *comm, uint64_t time, char *buf,
+		     size_t len)
+{
+	static __u64 chain[] = { PERF_CONTEXT_USER, EXE_IP };
+	struct perf_dlfilter_sample s = {
+		.size = sizeof(s), .ip = EXE_IP, .pid = 100, .tid = 100,
+		.raw_callchain = chain, .raw_callchain_nr = 2,
+	};
+	const struct perf_frame *f;
+
+	frame_cache_note_comm(fc, 100, 100, comm, time);
+	if (frame_cache_chain(fc, &s, NULL) != 1) {
+		snprintf(buf, len, "(not 1 frame)");
+		return;
+	}
+	f = frame_cache_frames(fc);
+	snprintf(buf, len, "%.*s", (int)f[0].dso.len, f[0].dso.s);
 }
 
 int main(void)
@@ -65,7 +97,7 @@ int main(void)
 
 	/* the first sample of a thread without ids (tid -1, pid 0): no
 	 * thread before it to compare with (found by fuzz/plugin.c) */
-	CHECK_STR(frame_cache_note_comm(fc, 0, -1, "x"), "x");
+	CHECK_STR(frame_cache_note_comm(fc, 0, -1, "x", 0), "x");
 	frame_cache_free(fc);
 	fc = frame_cache_new(&fns, 127);
 
@@ -78,6 +110,28 @@ int main(void)
 	CHECK_STR(got, "plugin_entry+0x10 (/usr/lib/libplug.so)");
 	/* the executable's address was looked up once, then cached */
 	CHECK(lookups[1] == 1);
+	frame_cache_free(fc);
+
+	/*
+	 * Process 100 execs a new program at time 10 (its COMM), whose
+	 * MMAP comes at time 20: perf names the address in the old program
+	 * until then, in the new one after
+	 */
+	fc = frame_cache_new(&fns, 127);
+	frame_cache_set_gen(fc, fake_gen, NULL);
+	exe_leaf(fc, "prog", 5, got, sizeof(got));
+	CHECK_STR(got, "/usr/bin/prog");
+	exe_leaf(fc, "new", 15, got, sizeof(got));	/* after the COMM */
+	CHECK_STR(got, "/usr/bin/prog");
+	exe = "/usr/bin/new";				/* the MMAP, at 20 */
+	exe_leaf(fc, "new", 20, got, sizeof(got));
+	CHECK_STR(got, "/usr/bin/new");
+	exe_leaf(fc, "new", 25, got, sizeof(got));
+	CHECK_STR(got, "/usr/bin/new");
+	lookups[1] = 0;
+	exe_leaf(fc, "new", 30, got, sizeof(got));
+	CHECK_STR(got, "/usr/bin/new");
+	CHECK(lookups[1] == 0);				/* cached again */
 	frame_cache_free(fc);
 	return CHECK_DONE();
 }

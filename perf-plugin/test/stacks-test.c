@@ -72,7 +72,7 @@ static const char *fold(struct fixture *f, const __u64 *c, size_t n)
 		.raw_callchain = c, .raw_callchain_nr = n,
 	};
 
-	frame_cache_note_comm(f->fc, 100, 100, "prog");
+	frame_cache_note_comm(f->fc, 100, 100, "prog", 0);
 	stacks_key(f->sk, f->proc, stacks_chain(f->sk, &s, NULL, f->proc), f->key);
 	return f->key->str;
 }
