@@ -228,6 +228,11 @@ static bool check_recording(struct state *st)
 	if (perfdata_compressed(st->pd) && (st->o.split || st->o.comm_re))
 		warn("the recording is compressed (perf record -z): processes are "
 		     "named after their samples");
+	/* said, not refused: only samples inside an exec can be misnamed */
+	if (!perfdata_has_map_times(st->pd))
+		warn("the recording gives no times of its map changes (perf record -z, "
+		     "or no sample_id_all): a frame sampled during an exec may be "
+		     "named after the program before it");
 	return true;
 }
 

@@ -28,4 +28,19 @@ plugin "$T/exec.data" >"$T/got"
 grep -q 'sys_a' "$T/got" && grep -q 'sys_b' "$T/got" ||
 	fail "no stacks of sys_a and of sys_b: $(head -3 "$T/got")"
 
+# without the records' times (perf record -z) the plugin cannot follow the
+# maps' changes: it says so and still makes the profile
+if perf record -q -z -g -e cpu-clock -c 20000 -o "$T/z.data" -- \
+	"$T/exechop-a" 20 50 "$T/exechop-a" "$T/exechop-b" >/dev/null 2>"$T/rec.err"; then
+	plugin "$T/z.data" >"$T/got" 2>"$T/err" || fail "-z recording: plugin failed: $(head -3 "$T/err")"
+	grep -q 'no times of its map changes' "$T/err" ||
+		fail "-z recording: no warning about the missing map times: $(head -3 "$T/err")"
+	[ -s "$T/got" ] || fail "-z recording: no profile"
+	plugin "$T/exec.data" >/dev/null 2>"$T/err"
+	! grep -q 'no times of its map changes' "$T/err" ||
+		fail "warns about map times on a recording that has them"
+else
+	fail "perf record -z failed, the warning is not tested: $(head -3 "$T/rec.err")"
+fi
+
 exit $FAILED
