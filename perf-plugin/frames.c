@@ -455,26 +455,16 @@ size_t frame_cache_chain(struct frame_cache *fc,
 	fc->chain_id = FRAME_CACHE_NO_CHAIN;
 	for (uint64_t i = 0; i < sample->raw_callchain_nr && entries < fc->max_stack; i++) {
 		uint64_t ip = sample->raw_callchain[i];
+		enum frame_chain_entry e = frame_chain_entry(ip, fc->space, &space);
 
-		if (ip >= PERF_CONTEXT_MAX) {
-			switch (ip) {
-			case PERF_CONTEXT_HV:
-				space = HV_SPACE;
-				continue;
-			case PERF_CONTEXT_KERNEL:
-				space = KERNEL_SPACE;
-				continue;
-			case PERF_CONTEXT_USER:
-				space = fc->space;
-				continue;
-			default:
-				/* guest or corrupt context: perf drops it all */
-				g_array_set_size(fc->ids, 0);
-				g_array_set_size(fc->frames, 0);
-				fc->chain_cached = false;
-				fc->copied = true;
-				return 0;
-			}
+		if (e == FRAME_CHAIN_MARK)
+			continue;
+		if (e == FRAME_CHAIN_DROP) {
+			g_array_set_size(fc->ids, 0);
+			g_array_set_size(fc->frames, 0);
+			fc->chain_cached = false;
+			fc->copied = true;
+			return 0;
 		}
 		entries++;
 		resolve(fc, ctx, space, ip);

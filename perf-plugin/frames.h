@@ -153,6 +153,33 @@ void frame_cache_set_may_map(struct frame_cache *fc, frame_cache_may_map_fn *fn,
 uint64_t frame_cache_space(const struct frame_cache *fc);
 
 /*
+ * One entry of a raw call chain, walked as perf walks it: a context
+ * marker switches *space (user space is user) and is no frame; a guest
+ * or unknown marker makes perf drop the whole chain.
+ */
+enum frame_chain_entry { FRAME_CHAIN_IP, FRAME_CHAIN_MARK, FRAME_CHAIN_DROP };
+
+static inline enum frame_chain_entry frame_chain_entry(uint64_t ip, uint64_t user,
+						       uint64_t *space)
+{
+	if (ip < PERF_CONTEXT_MAX)
+		return FRAME_CHAIN_IP;
+	switch (ip) {
+	case PERF_CONTEXT_HV:
+		*space = FRAME_SPACE_HV;
+		return FRAME_CHAIN_MARK;
+	case PERF_CONTEXT_KERNEL:
+		*space = FRAME_SPACE_KERNEL;
+		return FRAME_CHAIN_MARK;
+	case PERF_CONTEXT_USER:
+		*space = user;
+		return FRAME_CHAIN_MARK;
+	default:
+		return FRAME_CHAIN_DROP;
+	}
+}
+
+/*
  * One address's frame, as frame_cache_chain() makes it: *id gets its id
  * in frame_cache_store() (the frame is valid until the store grows), or
  * FRAME_CACHE_UNCACHED when it is not cached (see above: then the frame is

@@ -360,24 +360,12 @@ uint32_t stacks_chain(struct stacks *sk, const struct perf_dlfilter_sample *samp
 	/* perf's walk, as frame_cache_chain() */
 	g_array_set_size(sk->spans, 0);
 	for (uint32_t i = 0; i < sample->raw_callchain_nr && entries < sk->max_stack; i++) {
-		uint64_t ip = c[i];
+		enum frame_chain_entry e = frame_chain_entry(c[i], user, &space);
 
-		if (ip >= PERF_CONTEXT_MAX) {
-			switch (ip) {
-			case PERF_CONTEXT_HV:
-				space = FRAME_SPACE_HV;
-				continue;
-			case PERF_CONTEXT_KERNEL:
-				space = FRAME_SPACE_KERNEL;
-				continue;
-			case PERF_CONTEXT_USER:
-				space = user;
-				continue;
-			default:
-				/* guest or corrupt context: perf drops it all */
-				return ROOT;
-			}
-		}
+		if (e == FRAME_CHAIN_MARK)
+			continue;
+		if (e == FRAME_CHAIN_DROP)
+			return ROOT;
 		entries++;
 		if (last && last->space == space && last->from + last->n == i) {
 			last->n++;
