@@ -106,11 +106,38 @@ static void input_free(struct input *in)
 		g_ptr_array_free(in->readers, TRUE);
 }
 
+/*
+ * Sets *unit to what the counts of args are, when args is a split=
+ * directory whose index.tsv says (into *owned, to free), so that a
+ * directory of nanoseconds is not reported as "samples"; an option given
+ * (option, *unit) must agree with it.  Returns -1 if index.tsv is bad.
+ */
+static int dir_unit(char *const *args, int n, const char *option, const char **unit,
+		    bool given, char **owned)
+{
+	GError *err = NULL;
+
+	*owned = NULL;
+	if (n != 1 || !g_file_test(args[0], G_FILE_TEST_IS_DIR))
+		return 0;
+	if (report_dir_unit(args[0], owned, &err) < 0) {
+		tool_warn_error(err);
+		return -1;
+	}
+	if (*owned && given && strcmp(*owned, *unit) != 0)
+		tool_usage_error("%s=%s, but %s/index.tsv gives the counts in %s",
+				 option, *unit, args[0], *owned);
+	if (*owned)
+		*unit = *owned;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct report_opts o = REPORT_OPTS_INIT;
 	struct category_list *cats;
 	struct input on = { 0 }, off = { 0 };
+	char *on_unit = NULL, *off_unit = NULL;
 	struct skip_log *skips;
 	GError *err = NULL;
 	int status;
@@ -141,6 +168,14 @@ int main(int argc, char **argv)
 	o.categories = cats;
 	o.format = opts.json ? REPORT_JSON : REPORT_MARKDOWN;
 
+	if (dir_unit(argv + 1, argc - 1, "--unit", &o.unit, opts.unit != NULL, &on_unit) < 0 ||
+	    (opts.offcpu && dir_unit(&opts.offcpu, 1, "--offcpu-unit", &o.offcpu_unit,
+				     opts.offcpu_unit != NULL, &off_unit) < 0)) {
+		category_list_free(cats);
+		g_free(on_unit);
+		return FK_EXIT_FAILURE;
+	}
+
 	skips = skip_log_new();
 	status = read_input(&on, argv + 1, argc - 1, skips);
 	if (opts.offcpu && read_input(&off, &opts.offcpu, 1, skips) != FK_EXIT_OK)
@@ -164,5 +199,7 @@ out:
 	input_free(&on);
 	input_free(&off);
 	category_list_free(cats);
+	g_free(on_unit);
+	g_free(off_unit);
 	return tool_finish(status);
 }

@@ -644,6 +644,101 @@ char **report_dir_files(const char *dir, GError **err)
 	return (char **)g_ptr_array_free(v, FALSE);
 }
 
+/* Field i (from 0) of a tab-separated line, as a new string, or NULL. */
+static char *tsv_field(const char *line, int i)
+{
+	char **f = g_strsplit(line, "\t", -1);
+	char *s = (int)g_strv_length(f) > i ? g_strdup(f[i]) : NULL;
+
+	g_strfreev(f);
+	return s;
+}
+
+/* The column named "unit" in a header line, or -1. */
+static int unit_column(const char *header)
+{
+	char **names = g_strsplit(header, "\t", -1);
+	int col = -1;
+
+	for (int c = 0; names[c]; c++)
+		if (strcmp(names[c], "unit") == 0)
+			col = c;
+	g_strfreev(names);
+	return col;
+}
+
+int report_index_unit(const char *text, size_t len, const char *path, char **unit,
+		      GError **err)
+{
+	const char *nul = memchr(text, '\0', len);
+	char *copy, **lines;
+	int col, rc = 0;
+
+	*unit = NULL;
+	if (nul) {	/* g_strsplit() would stop there, unseen */
+		uint64_t line = 1;
+
+		for (const char *p = text; p < nul; p++)
+			line += *p == '\n';
+		fk_error_at(err, FK_ERROR_PARSE, path, line, "NUL byte");
+		return -1;
+	}
+	copy = g_strndup(text, len);
+	lines = g_strsplit(copy, "\n", -1);
+	col = lines[0] ? unit_column(g_strchomp(lines[0])) : -1;
+	for (int i = 1; col >= 0 && lines[i] && rc == 0; i++) {
+		char *cell;
+
+		if (!*g_strchomp(lines[i]))
+			continue;
+		cell = tsv_field(lines[i], col);
+		if (!cell) {
+			fk_error_at(err, FK_ERROR_PARSE, path, (uint64_t)i + 1,
+				    "no unit: fewer columns than the header");
+			rc = -1;
+		} else if (!report_unit_ok(cell)) {
+			fk_error_at(err, FK_ERROR_PARSE, path, (uint64_t)i + 1, "bad unit '%s'", cell);
+			rc = -1;
+		} else if (*unit && strcmp(*unit, cell) != 0) {
+			fk_error_at(err, FK_ERROR_PARSE, path, (uint64_t)i + 1,
+				    "unit '%s', but '%s' above: the files' counts cannot be added",
+				    cell, *unit);
+			rc = -1;
+		} else if (!*unit) {
+			*unit = g_steal_pointer(&cell);
+		}
+		g_free(cell);
+	}
+	if (rc < 0)
+		g_clear_pointer(unit, g_free);
+	g_strfreev(lines);
+	g_free(copy);
+	return rc;
+}
+
+int report_dir_unit(const char *dir, char **unit, GError **err)
+{
+	char *path = g_build_filename(dir, "index.tsv", NULL);
+	char *text;
+	size_t len;
+	GError *e = NULL;
+	int rc = 0;
+
+	*unit = NULL;
+	if (g_file_get_contents(path, &text, &len, &e)) {
+		rc = report_index_unit(text, len, path, unit, err);
+		g_free(text);
+	} else {
+		if (!g_error_matches(e, G_FILE_ERROR, G_FILE_ERROR_NOENT)) {
+			fk_error_at(err, FK_ERROR_IO, path, 0, "%s", e->message);
+			rc = -1;
+		}
+		g_error_free(e);
+	}
+	g_free(path);
+	return rc;
+}
+
 /* "-PID.folded" at the end of path's base name, or the base name */
 static const char *process_key(const char *path)
 {
