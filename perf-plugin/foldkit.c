@@ -12,7 +12,7 @@
 #include "frames.h"
 #include "offcpu.h"
 #include "options.h"
-#include "outfile.h"
+#include "core/outfile.h"
 #include "perfdata.h"
 #include "profiles.h"
 #include "stacks.h"
@@ -824,13 +824,13 @@ static int write_output(struct state *st, const char *unit)
 			warn("wrote %zu profile%s and index.tsv to %s (counts in %s)", nfiles,
 			     nfiles == 1 ? "" : "s", st->o.split, unit);
 	} else if (st->o.output) {
-		struct outfile *o = outfile_open(st->o.output, &err);
+		struct fk_outfile *o = fk_outfile_open(st->o.output, &err);
 
-		rc = o ? profiles_write(st->profiles, outfile_stream(o), st->o.output, &err) : -1;
+		rc = o ? profiles_write(st->profiles, fk_outfile_stream(o), st->o.output, &err) : -1;
 		if (rc == 0)
-			rc = outfile_commit(o, &err);
+			rc = fk_outfile_commit(o, &err);
 		else
-			outfile_abort(o);
+			fk_outfile_abort(o);
 	} else {
 		rc = profiles_write(st->profiles, stdout, "<stdout>", &err);
 	}

@@ -2,7 +2,7 @@
 
 #include "core/error.h"
 #include "core/textesc.h"
-#include "outfile.h"
+#include "core/outfile.h"
 
 #include <errno.h>
 #include <string.h>
@@ -272,7 +272,7 @@ struct ranked {
 	struct profile *pr;
 	fk_count weight;
 	char *file;
-	struct outfile *out;
+	struct fk_outfile *out;
 };
 
 static int by_weight(const void *a, const void *b)
@@ -284,10 +284,10 @@ static int by_weight(const void *a, const void *b)
 	return x->pr->pid < y->pr->pid ? -1 : x->pr->pid > y->pr->pid;
 }
 
-static struct outfile *open_in(const char *dir, const char *file, GError **err)
+static struct fk_outfile *open_in(const char *dir, const char *file, GError **err)
 {
 	char *path = g_build_filename(dir, file, NULL);
-	struct outfile *o = outfile_open(path, err);
+	struct fk_outfile *o = fk_outfile_open(path, err);
 
 	g_free(path);
 	return o;
@@ -320,7 +320,7 @@ int profiles_write_split(struct profiles *p, const char *dir, const char *unit,
 	GHashTableIter it;
 	gpointer v;
 	GArray *rank = g_array_new(FALSE, TRUE, sizeof(struct ranked));
-	struct outfile *index = NULL;
+	struct fk_outfile *index = NULL;
 	fk_count total = 0;
 	int rc = 0;
 
@@ -344,7 +344,7 @@ int profiles_write_split(struct profiles *p, const char *dir, const char *unit,
 		r.file = profiles_file_name(r.pr->name, r.pr->pid);
 		r.out = open_in(dir, r.file, err);
 		path = g_build_filename(dir, r.file, NULL);
-		if (!r.out || write_table(t, outfile_stream(r.out), path, p->rounded,
+		if (!r.out || write_table(t, fk_outfile_stream(r.out), path, p->rounded,
 					  &r.weight, err) != 0)
 			rc = -1;
 		g_free(path);
@@ -353,7 +353,7 @@ int profiles_write_split(struct profiles *p, const char *dir, const char *unit,
 	}
 	g_array_sort(rank, by_weight);
 	if (rc == 0 && (index = open_in(dir, "index.tsv", err)))
-		write_index(outfile_stream(index), rank, total, unit);
+		write_index(fk_outfile_stream(index), rank, total, unit);
 	else
 		rc = -1;
 	/* the profiles, then the index that lists them */
@@ -361,17 +361,17 @@ int profiles_write_split(struct profiles *p, const char *dir, const char *unit,
 		struct ranked *r = &g_array_index(rank, struct ranked, i);
 
 		if (rc == 0) {
-			rc = outfile_commit(r->out, err);
+			rc = fk_outfile_commit(r->out, err);
 			(*nfiles) += rc == 0;
 		} else {
-			outfile_abort(r->out);
+			fk_outfile_abort(r->out);
 		}
 		g_free(r->file);
 	}
 	if (rc == 0)
-		rc = outfile_commit(index, err);
+		rc = fk_outfile_commit(index, err);
 	else
-		outfile_abort(index);
+		fk_outfile_abort(index);
 	g_array_free(rank, TRUE);
 	return rc;
 }

@@ -31,7 +31,7 @@
  * "\xNN" and "\\" (core/textesc.h, FK_ESC_BACKSLASH); every line ends with
  * a newline.  samples counts samples (off-CPU: waits), total is the sum of
  * the counts written, in unit.  Every file is written through
- * outfile.h: all of them under temporary names first, then renamed into
+ * core/outfile.h: all of them under temporary names first, then renamed into
  * place, so a failure leaves the directory as it was.
  *
  * round_us: the counts are microseconds with fractions (off-CPU time);

@@ -4,50 +4,189 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#define MAX_LINKS 40	/* as the kernel's path walk */
+
 struct fk_outfile {
-	char *path;
-	char *tmp;		/* NULL when written in place */
+	char *path;	/* as given: what messages name */
+	char *final;	/* the file the temporary one replaces, or NULL */
+	char *tmp;	/* the temporary file, or NULL when written in place */
 	FILE *f;
 };
 
+static void fail(GError **err, const char *path, const char *what, int errnum)
+{
+	fk_error_at(err, FK_ERROR_IO, path, 0, "%s: %s", what, g_strerror(errnum));
+}
+
+/* Parses a whole decimal descriptor number; false if s is not one. */
+static bool parse_fd(const char *s, int *fd)
+{
+	char *end;
+	long v;
+
+	if (!g_ascii_isdigit(*s))
+		return false;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v > INT_MAX)
+		return false;
+	*fd = (int)v;
+	return true;
+}
+
+/* Whether p names one of this process's open descriptors, and which. */
+static bool descriptor_path(const char *p, int *fd)
+{
+	char own[40];
+
+	if (strcmp(p, "/dev/stdout") == 0)
+		return *fd = 1, true;
+	if (strcmp(p, "/dev/stderr") == 0)
+		return *fd = 2, true;
+	snprintf(own, sizeof(own), "/proc/%ld/fd/", (long)getpid());
+	if (g_str_has_prefix(p, own))
+		return parse_fd(p + strlen(own), fd);
+	if (g_str_has_prefix(p, "/proc/self/fd/"))
+		return parse_fd(p + strlen("/proc/self/fd/"), fd);
+	if (g_str_has_prefix(p, "/proc/thread-self/fd/"))
+		return parse_fd(p + strlen("/proc/thread-self/fd/"), fd);
+	if (g_str_has_prefix(p, "/dev/fd/"))
+		return parse_fd(p + strlen("/dev/fd/"), fd);
+	return false;
+}
+
+static struct fk_outfile *wrap(const char *path, int fd, char *final, char *tmp,
+			    GError **err)
+{
+	struct fk_outfile *o;
+	FILE *f = fdopen(fd, "w");
+
+	if (!f) {
+		fail(err, path, "cannot open", errno);
+		close(fd);
+		if (tmp)
+			unlink(tmp);
+		g_free(final);
+		g_free(tmp);
+		return NULL;
+	}
+	o = g_new0(struct fk_outfile, 1);
+	o->path = g_strdup(path);
+	o->final = final;
+	o->tmp = tmp;
+	o->f = f;
+	return o;
+}
+
+/* Opens p, a regular file or a device, to be written where it is. */
+static struct fk_outfile *in_place(const char *path, const char *p, int flags, GError **err)
+{
+	int fd = open(p, O_WRONLY | O_NOCTTY | O_CLOEXEC | flags);
+
+	if (fd < 0) {
+		fail(err, path, "cannot open", errno);
+		return NULL;
+	}
+	return wrap(path, fd, NULL, NULL, err);
+}
+
+/*
+ * A temporary file next to p that will replace it; old is p's stat when p
+ * exists.  Where the result could not keep old's owner, or no file can be
+ * made next to it, p is written in place instead.
+ */
+static struct fk_outfile *replace(const char *path, const char *p, const struct stat *old,
+			       GError **err)
+{
+	char *dir = g_path_get_dirname(p), *base = g_path_get_basename(p);
+	char *tmp = g_strdup_printf("%s/.%s.tmpXXXXXX", dir, base);
+	int fd, errnum;
+
+	g_free(dir);
+	g_free(base);
+	/* new files get 0666 less the umask, as any program's */
+	fd = g_mkstemp_full(tmp, O_WRONLY | O_CLOEXEC, old ? 0600 : 0666);
+	if (fd < 0) {
+		errnum = errno;
+		g_free(tmp);
+		if (old && (errnum == EACCES || errnum == EPERM || errnum == EROFS))
+			return in_place(path, p, O_TRUNC, err);
+		fail(err, path, "cannot create", errnum);
+		return NULL;
+	}
+	if (old && (fchmod(fd, old->st_mode & 07777) != 0 ||
+		    ((old->st_uid != geteuid() || old->st_gid != getegid()) &&
+		     fchown(fd, old->st_uid, old->st_gid) != 0))) {
+		close(fd);
+		unlink(tmp);
+		g_free(tmp);
+		return in_place(path, p, O_TRUNC, err);
+	}
+	return wrap(path, fd, g_strdup(p), tmp, err);
+}
+
 struct fk_outfile *fk_outfile_open(const char *path, GError **err)
 {
-	struct fk_outfile *o = g_new0(struct fk_outfile, 1);
+	char *p = g_strdup(path);
+	struct fk_outfile *o = NULL;
 	struct stat sb;
-	mode_t mask;
 	int fd;
 
-	o->path = g_strdup(path);
-	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-		if (!(o->f = fopen(path, "w"))) {
-			fk_error_at(err, FK_ERROR_IO, path, 0, "cannot open: %s", g_strerror(errno));
-			goto fail;
+	for (int links = 0;; links++) {
+		if (descriptor_path(p, &fd)) {
+			int copy = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+			if (copy < 0)
+				fail(err, path, "cannot write to descriptor", errno);
+			else
+				o = wrap(path, copy, NULL, NULL, err);
+			break;
 		}
-		return o;
-	}
-	o->tmp = g_strdup_printf("%s.XXXXXX", path);
-	mask = umask(0);
-	umask(mask);
-	fd = g_mkstemp_full(o->tmp, O_WRONLY | O_CLOEXEC, 0666 & ~mask);
-	if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
-		fk_error_at(err, FK_ERROR_IO, path, 0, "cannot create: %s", g_strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlink(o->tmp);
+		if (lstat(p, &sb) != 0) {
+			if (errno == ENOENT)
+				o = replace(path, p, NULL, err);
+			else
+				fail(err, path, "cannot create", errno);
+			break;
 		}
-		goto fail;
+		if (S_ISLNK(sb.st_mode)) {
+			GError *e = NULL;
+			char *to = g_file_read_link(p, &e), *next;
+
+			if (!to || links == MAX_LINKS) {
+				fail(err, path, "cannot follow the link", to ? ELOOP : EINVAL);
+				g_clear_error(&e);
+				g_free(to);
+				break;
+			}
+			if (g_path_is_absolute(to)) {
+				next = to;
+			} else {
+				char *dir = g_path_get_dirname(p);
+				next = g_build_filename(dir, to, NULL);
+				g_free(dir);
+				g_free(to);
+			}
+			g_free(p);
+			p = next;
+			continue;
+		}
+		if (S_ISDIR(sb.st_mode))
+			fail(err, path, "cannot write", EISDIR);
+		else if (S_ISREG(sb.st_mode))
+			o = replace(path, p, &sb, err);
+		else
+			o = in_place(path, p, 0, err);
+		break;
 	}
-	/* mkstemp makes 0600 whatever it is told on some systems */
-	(void)fchmod(fd, 0666 & ~mask);
+	g_free(p);
 	return o;
-fail:
-	g_free(o->tmp);
-	g_free(o->path);
-	g_free(o);
-	return NULL;
 }
 
 FILE *fk_outfile_stream(struct fk_outfile *o)
@@ -55,34 +194,53 @@ FILE *fk_outfile_stream(struct fk_outfile *o)
 	return o->f;
 }
 
-int fk_outfile_close(struct fk_outfile *o, bool ok, GError **err)
+static void fk_outfile_free(struct fk_outfile *o)
+{
+	g_free(o->path);
+	g_free(o->final);
+	g_free(o->tmp);
+	g_free(o);
+}
+
+int fk_outfile_commit(struct fk_outfile *o, GError **err)
 {
 	int rc = 0;
 
 	errno = 0;
 	if (fflush(o->f) != 0 || ferror(o->f)) {
-		if (ok)
-			fk_error_at(err, FK_ERROR_IO, o->path, 0, "write error: %s",
-				    g_strerror(errno ? errno : EIO));
-		ok = false;
+		fail(err, o->path, "write error", errno ? errno : EIO);
+		rc = -1;
 	}
-	if (fclose(o->f) != 0 && ok) {
-		fk_error_at(err, FK_ERROR_IO, o->path, 0, "write error: %s", g_strerror(errno));
-		ok = false;
+	if (fclose(o->f) != 0 && rc == 0) {
+		fail(err, o->path, "write error", errno);
+		rc = -1;
 	}
 	if (o->tmp) {
-		if (ok && rename(o->tmp, o->path) != 0) {
-			fk_error_at(err, FK_ERROR_IO, o->path, 0, "cannot rename into place: %s",
-				    g_strerror(errno));
-			ok = false;
+		if (rc == 0 && rename(o->tmp, o->final) != 0) {
+			fail(err, o->path, "cannot rename the new file into place", errno);
+			rc = -1;
 		}
-		if (!ok)
+		if (rc != 0)
 			unlink(o->tmp);
 	}
-	if (!ok)
-		rc = -1;
-	g_free(o->tmp);
-	g_free(o->path);
-	g_free(o);
+	fk_outfile_free(o);
 	return rc;
+}
+
+void fk_outfile_abort(struct fk_outfile *o)
+{
+	if (!o)
+		return;
+	fclose(o->f);
+	if (o->tmp)
+		unlink(o->tmp);
+	fk_outfile_free(o);
+}
+
+int fk_outfile_close(struct fk_outfile *o, bool ok, GError **err)
+{
+	if (ok)
+		return fk_outfile_commit(o, err);
+	fk_outfile_abort(o);
+	return -1;
 }

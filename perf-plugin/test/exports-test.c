@@ -7,7 +7,6 @@
 #include "../exports.c"
 #include "../frames.c"
 #include "../profiles.c"
-#include "../outfile.c"
 #include "check.h"
 
 #include <stdio.h>

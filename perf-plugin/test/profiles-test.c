@@ -5,7 +5,6 @@
  * Built and run by test/scripts/plugin-unit.sh.
  */
 #include "../profiles.c"
-#include "../outfile.c"
 #include "check.h"
 
 #include <stdio.h>

@@ -9,7 +9,6 @@
 #include "collapse/pprofread.h"
 #include "core/intern.h"
 #include "core/jsonesc.h"
-#include "core/outfile.h"
 #include "export/framepath.h"
 #include "export/pprof.h"
 #include "export/speedscope.h"
@@ -252,48 +251,6 @@ static void test_speedscope(void)
 	}
 }
 
-/* A file is replaced whole or not at all; devices are written in place. */
-static void test_outfile(void)
-{
-	char *dir = g_dir_make_tmp("foldkit-outfile-XXXXXX", NULL);
-	char *path = g_build_filename(dir, "out", NULL), *text = NULL;
-	struct fk_outfile *f;
-	GError *err = NULL;
-	GDir *gd;
-	int n = 0;
-
-	g_file_set_contents(path, "old", 3, NULL);
-	f = fk_outfile_open(path, &err);
-	CHECK(f != NULL);
-	fputs("half", fk_outfile_stream(f));
-	CHECK(fk_outfile_close(f, false, NULL) == -1);	/* not complete */
-	g_file_get_contents(path, &text, NULL, NULL);
-	CHECK_STR(text, "old");
-	g_free(text);
-	f = fk_outfile_open(path, &err);
-	fputs("new", fk_outfile_stream(f));
-	CHECK(fk_outfile_close(f, true, &err) == 0);
-	g_file_get_contents(path, &text, NULL, NULL);
-	CHECK_STR(text, "new");
-	g_free(text);
-	gd = g_dir_open(dir, 0, NULL);
-	while (g_dir_read_name(gd))
-		n++;
-	g_dir_close(gd);
-	CHECK(n == 1);		/* no temporary file left */
-	f = fk_outfile_open("/dev/full", &err);
-	CHECK(f != NULL);
-	fputs("x", fk_outfile_stream(f));
-	CHECK(fk_outfile_close(f, true, &err) == -1 && err && strstr(err->message, "/dev/full: write error"));
-	g_clear_error(&err);
-	CHECK(!fk_outfile_open("/no/such/dir/x", &err) && err);
-	g_clear_error(&err);
-	unlink(path);
-	rmdir(dir);
-	g_free(path);
-	g_free(dir);
-}
-
 /* Unpacks a gzip-compressed profile with protobuf-c itself. */
 static Perftools__Profiles__Profile *unpack(const char *gz, size_t len)
 {
@@ -433,7 +390,6 @@ int main(void)
 	test_json();
 	test_framepath();
 	test_speedscope();
-	test_outfile();
 	test_pprof();
 	test_pprof_limits();
 	return CHECK_DONE();

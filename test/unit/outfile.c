@@ -1,16 +1,21 @@
 /*
- * outfile-test - unit tests of how the plugin writes output= and split=
- * files: a new file gets the umask, a replaced one keeps its mode and
+ * outfile - unit tests of lib/core/outfile.c, how every result file is
+ * written (the plugin's output=, split=, speedscope= and pprof=,
+ * fold2pprof's -o): a new file gets the umask, a replaced one keeps its mode and
  * owner, a link is followed and never replaced, a link to a descriptor
  * writes to that descriptor (appending if it appends), a directory is an
- * error, and giving up leaves the old file as it was.  Built and run by
- * test/scripts/plugin-unit.sh.
+ * error, and giving up leaves the old file as it was.
  */
-#include "../outfile.c"
+#include "core/outfile.h"
 #include "check.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 
 static char *dir;
@@ -24,18 +29,18 @@ static char *at(const char *name)
 static int put(const char *path, const char *text)
 {
 	GError *err = NULL;
-	struct outfile *o = outfile_open(path, &err);
+	struct fk_outfile *o = fk_outfile_open(path, &err);
 	int rc;
 
 	if (!o) {
-		fprintf(stderr, "outfile_open(%s): %s\n", path, err->message);
+		fprintf(stderr, "fk_outfile_open(%s): %s\n", path, err->message);
 		g_error_free(err);
 		return -1;
 	}
-	fputs(text, outfile_stream(o));
-	rc = outfile_commit(o, &err);
+	fputs(text, fk_outfile_stream(o));
+	rc = fk_outfile_commit(o, &err);
 	if (rc) {
-		fprintf(stderr, "outfile_commit(%s): %s\n", path, err->message);
+		fprintf(stderr, "fk_outfile_commit(%s): %s\n", path, err->message);
 		g_error_free(err);
 	}
 	return rc;
@@ -71,13 +76,58 @@ static void check_only(const char *const *names)
 		g_dir_close(d);
 }
 
+/*
+ * fk_outfile_close(): a file is replaced whole or not at all (ok false
+ * leaves the old one), a write error on a device is reported.
+ */
+static void test_close(void)
+{
+	char *dir = g_dir_make_tmp("foldkit-outfile-XXXXXX", NULL);
+	char *path = g_build_filename(dir, "out", NULL), *text = NULL;
+	struct fk_outfile *f;
+	GError *err = NULL;
+	GDir *gd;
+	int n = 0;
+
+	g_file_set_contents(path, "old", 3, NULL);
+	f = fk_outfile_open(path, &err);
+	CHECK(f != NULL);
+	fputs("half", fk_outfile_stream(f));
+	CHECK(fk_outfile_close(f, false, NULL) == -1);	/* not complete */
+	g_file_get_contents(path, &text, NULL, NULL);
+	CHECK_STR(text, "old");
+	g_free(text);
+	f = fk_outfile_open(path, &err);
+	fputs("new", fk_outfile_stream(f));
+	CHECK(fk_outfile_close(f, true, &err) == 0);
+	g_file_get_contents(path, &text, NULL, NULL);
+	CHECK_STR(text, "new");
+	g_free(text);
+	gd = g_dir_open(dir, 0, NULL);
+	while (g_dir_read_name(gd))
+		n++;
+	g_dir_close(gd);
+	CHECK(n == 1);		/* no temporary file left */
+	f = fk_outfile_open("/dev/full", &err);
+	CHECK(f != NULL);
+	fputs("x", fk_outfile_stream(f));
+	CHECK(fk_outfile_close(f, true, &err) == -1 && err && strstr(err->message, "/dev/full: write error"));
+	g_clear_error(&err);
+	CHECK(!fk_outfile_open("/no/such/dir/x", &err) && err);
+	g_clear_error(&err);
+	unlink(path);
+	rmdir(dir);
+	g_free(path);
+	g_free(dir);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/outfile-test-XXXXXX";
 	char *p, *q, *link, *cmd;
 	struct stat sb;
 	GError *err = NULL;
-	struct outfile *o;
+	struct fk_outfile *o;
 	int fd;
 	char fdpath[64];
 
@@ -102,11 +152,11 @@ int main(void)
 		CHECK(sb.st_uid == 65534 && sb.st_gid == 65534);
 
 	/* giving up leaves it as it was, and no temporary file */
-	o = outfile_open(p, &err);
+	o = fk_outfile_open(p, &err);
 	CHECK(o != NULL);
 	if (o) {
-		fputs("partial", outfile_stream(o));
-		outfile_abort(o);
+		fputs("partial", fk_outfile_stream(o));
+		fk_outfile_abort(o);
 	}
 	check_text(p, "b 2\n");
 	check_only((const char *const[]){ "new.folded", NULL });
@@ -145,17 +195,17 @@ int main(void)
 	g_free(link);
 	g_free(q);
 	/* a closed descriptor is an error */
-	CHECK(outfile_open(fdpath, &err) == NULL);
+	CHECK(fk_outfile_open(fdpath, &err) == NULL);
 	CHECK(err && strstr(err->message, "cannot write to descriptor: Bad file descriptor"));
 	g_clear_error(&err);
 
 	/* a directory is an error; so is a loop of links */
-	CHECK(outfile_open(dir, &err) == NULL);
+	CHECK(fk_outfile_open(dir, &err) == NULL);
 	CHECK(err && strstr(err->message, "Is a directory"));
 	g_clear_error(&err);
 	link = at("loop");
 	CHECK(symlink("loop", link) == 0);
-	CHECK(outfile_open(link, &err) == NULL);
+	CHECK(fk_outfile_open(link, &err) == NULL);
 	CHECK(err && strstr(err->message, "cannot follow the link"));
 	g_clear_error(&err);
 	g_free(link);
@@ -169,5 +219,6 @@ int main(void)
 	if (system(cmd) != 0)
 		check_failures++;
 	g_free(cmd);
+	test_close();
 	return CHECK_DONE();
 }
