@@ -660,7 +660,7 @@ int filter_event(void *data, const struct perf_dlfilter_sample *ds, void *ctx)
 		uint32_t proc = proc_of(st, pr, ds, comm);
 
 		n = fk_count_from_u64(!attr || attr->type != PERF_TYPE_TRACEPOINT ? ds->period : 1);
-		stacks_add(st->sk, proc, stacks_chain(st->sk, ds, ctx, proc), n);
+		stacks_sample(st->sk, ds, ctx, proc, n);
 		pr->samples++;
 		return 1;
 	}

@@ -8,6 +8,15 @@
 #define STACKS_CACHE_BYTES (256u << 20)
 #define ROOT 0u
 #define NO_RUN UINT32_MAX
+/*
+ * Per CPU (its number modulo MEMO_SLOTS), the last chain counted: nearly
+ * half the samples repeat the one before on their CPU (a thread in a
+ * loop), and then cost one comparison.  Chains longer than MEMO_MAX
+ * entries are not remembered.
+ */
+#define MEMO_SLOTS 64
+#define MEMO_MAX 48
+#define NO_COUNT UINT32_MAX
 
 /* A cached run: raw addresses of one space, leaf first. */
 struct run {
@@ -24,6 +33,14 @@ struct run {
 
 struct node {
 	uint32_t parent, nid;
+};
+
+/* A chain counted: (space, proc, raw entries) -> its count's index. */
+struct memo {
+	uint64_t space;
+	uint32_t proc, nr;
+	uint32_t count;		/* in sk->counts, or NO_COUNT: empty */
+	uint64_t ips[MEMO_MAX];
 };
 
 struct proc {
@@ -68,6 +85,10 @@ struct stacks {
 	GArray *scratch;	/* uint32_t: name ids of a run not cached */
 	GString *buf;
 	GStringChunk *texts;	/* the folded texts stacks_flush() made */
+	bool stable;		/* the last stacks_chain()'s node holds for the
+				 * same raw chain in the same space: every run
+				 * cached, none with an address in no file */
+	struct memo *memo;	/* MEMO_SLOTS of them */
 };
 
 struct stacks *stacks_new(const struct frame_name_opts *names, struct frame_cache *fc,
@@ -100,6 +121,9 @@ struct stacks *stacks_new(const struct frame_name_opts *names, struct frame_cach
 	sk->spans = g_array_new(FALSE, FALSE, sizeof(struct span));
 	sk->scratch = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	sk->buf = g_string_sized_new(256);
+	sk->memo = g_new(struct memo, MEMO_SLOTS);
+	for (size_t i = 0; i < MEMO_SLOTS; i++)
+		sk->memo[i].count = NO_COUNT;
 	return sk;
 }
 
@@ -128,6 +152,7 @@ void stacks_free(struct stacks *sk)
 	g_string_free(sk->buf, TRUE);
 	if (sk->texts)
 		g_string_chunk_free(sk->texts);
+	g_free(sk->memo);
 	g_free(sk);
 }
 
@@ -332,9 +357,13 @@ static uint32_t run_node(struct stacks *sk, void *ctx, uint32_t node, uint64_t s
 	}
 	if (id == NO_RUN) {
 		id = new_run(sk, ctx, slot, h, space, java, ips, n);
-		if (id == NO_RUN)
+		if (id == NO_RUN) {
+			sk->stable = false;
 			return walk(sk, node, (const uint32_t *)(const void *)sk->scratch->data, n);
+		}
 	}
+	if (run_at(sk, id)->nvol)
+		sk->stable = false;	/* checked again at each use */
 	if (node == ROOT)
 		return run_at(sk, id)->root;
 	i = fk_idmap_id(sk->below, (uint64_t)node << 32 | id, &added);
@@ -358,6 +387,7 @@ uint32_t stacks_chain(struct stacks *sk, const struct perf_dlfilter_sample *samp
 	struct span *last = NULL;
 
 	/* perf's walk, as frame_cache_chain() */
+	sk->stable = true;
 	g_array_set_size(sk->spans, 0);
 	for (uint32_t i = 0; i < sample->raw_callchain_nr && entries < sk->max_stack; i++) {
 		enum frame_chain_entry e = frame_chain_entry(c[i], user, &space);
@@ -392,7 +422,8 @@ uint32_t stacks_chain(struct stacks *sk, const struct perf_dlfilter_sample *samp
 	return node;
 }
 
-void stacks_add(struct stacks *sk, uint32_t proc, uint32_t node, fk_count n)
+/* Adds n to the count of (proc, node); returns the count's index. */
+static uint32_t add(struct stacks *sk, uint32_t proc, uint32_t node, fk_count n)
 {
 	bool added;
 	uint32_t i = fk_idmap_id(sk->counted, (uint64_t)proc << 32 | node, &added);
@@ -401,6 +432,36 @@ void stacks_add(struct stacks *sk, uint32_t proc, uint32_t node, fk_count n)
 		g_array_append_val(sk->counts, n);
 	else
 		g_array_index(sk->counts, fk_count, i) += n;
+	return i;
+}
+
+void stacks_add(struct stacks *sk, uint32_t proc, uint32_t node, fk_count n)
+{
+	add(sk, proc, node, n);
+}
+
+void stacks_sample(struct stacks *sk, const struct perf_dlfilter_sample *sample, void *ctx,
+		   uint32_t proc, fk_count n)
+{
+	struct memo *m = &sk->memo[(uint32_t)sample->cpu % MEMO_SLOTS];
+	uint64_t space = frame_cache_space(sk->fc);
+	uint32_t nr = (uint32_t)sample->raw_callchain_nr, i;
+
+	if (m->count != NO_COUNT && m->proc == proc && m->space == space && m->nr == nr &&
+	    memcmp(m->ips, sample->raw_callchain, nr * sizeof(*m->ips)) == 0) {
+		g_array_index(sk->counts, fk_count, m->count) += n;
+		return;
+	}
+	i = add(sk, proc, stacks_chain(sk, sample, ctx, proc), n);
+	if (!sk->stable || nr > MEMO_MAX || sample->raw_callchain_nr > MEMO_MAX) {
+		m->count = NO_COUNT;
+		return;
+	}
+	m->space = space;
+	m->proc = proc;
+	m->nr = nr;
+	m->count = i;
+	memcpy(m->ips, sample->raw_callchain, nr * sizeof(*m->ips));
 }
 
 void stacks_key(struct stacks *sk, uint32_t proc, uint32_t node, GString *key)
@@ -452,4 +513,6 @@ void stacks_flush(struct stacks *sk)
 	fk_idmap_free(sk->counted);
 	sk->counted = fk_idmap_new();
 	g_array_set_size(sk->counts, 0);
+	for (size_t i = 0; i < MEMO_SLOTS; i++)
+		sk->memo[i].count = NO_COUNT;
 }

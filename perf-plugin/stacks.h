@@ -71,6 +71,15 @@ uint32_t stacks_chain(struct stacks *sk, const struct perf_dlfilter_sample *samp
 void stacks_add(struct stacks *sk, uint32_t proc, uint32_t node, fk_count n);
 
 /*
+ * stacks_add(sk, proc, stacks_chain(sk, sample, ctx, proc), n), but a
+ * chain that repeats the one counted before on the sample's CPU, in the
+ * same space and process, costs one comparison (when its node is sure to
+ * be the same: every run cached, none with an address in no file).
+ */
+void stacks_sample(struct stacks *sk, const struct perf_dlfilter_sample *sample, void *ctx,
+		   uint32_t proc, fk_count n);
+
+/*
  * Adds every count to its process's table, under its folded text, and
  * forgets them (a second call adds nothing).  The entries keep texts sk
  * owns (fold_table_add2_ref()): read the tables before stacks_free().

@@ -162,6 +162,51 @@ int main(void)
 	CHECK(junk_lookups == 2);
 	teardown(&f);
 
+	/*
+	 * stacks_sample(): a chain repeated on a CPU is counted without
+	 * asking perf, but one with an address in no map is checked again
+	 * at each sample (a library mapped there later names it)
+	 */
+	setup(&f, &names, 127);
+	lib_mapped = false;
+	{
+		struct perf_dlfilter_sample s = {
+			.size = sizeof(s), .pid = 100, .tid = 100, .cpu = 1,
+			.raw_callchain = chain, .raw_callchain_nr = 6,
+		};
+
+		frame_cache_note_comm(f.fc, 100, 100, "prog", 0);
+		stacks_sample(f.sk, &s, NULL, f.proc, fk_count_from_u64(1));
+		before = lookups;
+		stacks_sample(f.sk, &s, NULL, f.proc, fk_count_from_u64(2));
+		CHECK(lookups == before);
+		s.cpu = 2;	/* another CPU: the run cache, no lookup either */
+		stacks_sample(f.sk, &s, NULL, f.proc, fk_count_from_u64(4));
+		CHECK(lookups == before);
+		s.raw_callchain = with_lib;
+		s.raw_callchain_nr = 3;
+		stacks_sample(f.sk, &s, NULL, f.proc, fk_count_from_u64(8));
+		before = lib_lookups;
+		stacks_sample(f.sk, &s, NULL, f.proc, fk_count_from_u64(16));
+		CHECK(lib_lookups == before + 1);	/* asked again */
+		lib_mapped = true;
+		stacks_sample(f.sk, &s, NULL, f.proc, fk_count_from_u64(32));
+		/* another process with the same raw chain: not its memo */
+		s.raw_callchain = chain;
+		s.raw_callchain_nr = 6;
+		frame_cache_note_comm(f.fc, 200, 200, "other", 0);
+		stacks_sample(f.sk, &s, NULL, stacks_proc(f.sk, f.t, "other", 5, false),
+			      fk_count_from_u64(64));
+	}
+	stacks_flush(f.sk);
+	g_string_truncate(out, 0);
+	fold_table_foreach(f.t, entry, out);
+	CHECK_STR(out->str, "prog;main;work;do_syscall_64_[k];ksys_read_[k] 7\n"
+			    "prog;main;[unknown] 24\n"
+			    "prog;main;plugin_entry 32\n"
+			    "other;main;work;do_syscall_64_[k];ksys_read_[k] 64\n");
+	teardown(&f);
+
 	/* max_stack counts frames from the leaf, markers aside */
 	setup(&f, &names, 3);
 	CHECK_STR(fold(&f, chain, 6), "prog;work;do_syscall_64_[k];ksys_read_[k]");
