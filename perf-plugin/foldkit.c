@@ -252,6 +252,7 @@ static void credit_export(void *data, int tid, uint64_t since, uint64_t ns)
 
 static bool recorded_may_map(void *data, int pid, uint64_t addr);
 static uint32_t recorded_map_gen(void *data, int pid, uint64_t time, uint64_t *until);
+static uint32_t recorded_name_gen(void *data, int tid, uint64_t time, uint64_t *until);
 
 int start(void **data, void *ctx)
 {
@@ -309,8 +310,10 @@ int start(void **data, void *ctx)
 	st->frames = frame_cache_new(&perf_dlfilter_fns, st->o.max_stack);
 	if (st->pd)
 		frame_cache_set_may_map(st->frames, recorded_may_map, st->pd);
-	if (st->pd && perfdata_has_map_times(st->pd))
+	if (st->pd && perfdata_has_map_times(st->pd)) {
 		frame_cache_set_gen(st->frames, recorded_map_gen, st->pd);
+		frame_cache_set_name_gen(st->frames, recorded_name_gen, st->pd);
+	}
 	/* comm= picks processes by a name known only at the end */
 	st->profiles = profiles_new(&st->co, st->o.split || st->o.comm_re);
 	st->ex = exports_new(&(struct export_opts){
@@ -644,11 +647,14 @@ int filter_event(void *data, const struct perf_dlfilter_sample *ds, void *ctx)
 		st->unselected++;
 		return 1;
 	}
-	al = perf_dlfilter_fns.resolve_ip(ctx);
-	/* an empty name too: with no frames, the stack would be empty (an
-	 * off-CPU wait would be written as a line without a stack) */
-	comm = al && al->comm && *al->comm ? al->comm : ":-1";
-	comm = frame_cache_note_comm(st->frames, ds->pid, ds->tid, comm, ds->time);
+	comm = frame_cache_known_comm(st->frames, ds->pid, ds->tid, ds->time);
+	if (!comm) {
+		al = perf_dlfilter_fns.resolve_ip(ctx);
+		/* an empty name too: with no frames, the stack would be empty
+		 * (an off-CPU wait would be written as a line without a stack) */
+		comm = al && al->comm && *al->comm ? al->comm : ":-1";
+		comm = frame_cache_note_comm(st->frames, ds->pid, ds->tid, comm, ds->time);
+	}
 	pr = profiles_get(st->profiles, ds->pid, ds->tid, comm);
 	if (st->o.offcpu) {
 		on_switch(st, ds, ctx, attr, comm, pr);
@@ -754,6 +760,11 @@ static bool recorded_may_map(void *data, int pid, uint64_t addr)
 static uint32_t recorded_map_gen(void *data, int pid, uint64_t time, uint64_t *until)
 {
 	return perfdata_map_gen(data, pid, time, until);
+}
+
+static uint32_t recorded_name_gen(void *data, int tid, uint64_t time, uint64_t *until)
+{
+	return perfdata_name_gen(data, tid, time, until);
 }
 
 static const char *recorded_name(void *data, int pid)

@@ -9,6 +9,7 @@
 #define KERNEL_SPACE FRAME_SPACE_KERNEL
 #define HV_SPACE FRAME_SPACE_HV
 #define NO_SPACE FRAME_SPACE_NONE
+#define RECENT 64
 /*
  * Whole chains are cached too, by their space and raw entries, so that a
  * chain seen before costs one lookup, not one per frame; bounded like the
@@ -23,10 +24,15 @@ struct slot {
 };
 
 struct thread_rec {
+	int tid;
 	const char *comm;	/* interned in names */
 	int pid;		/* of gen, until */
 	uint32_t gen;		/* its process's maps' generation, from map_gen */
 	uint64_t until;		/* the time gen ends (0: not asked yet) */
+	/* perf names the thread comm from name_since to name_until, when it
+	 * is process name_pid's (name_until 0: not known) */
+	uint64_t name_since, name_until;
+	int name_pid;
 };
 
 struct frame_cache {
@@ -37,6 +43,8 @@ struct frame_cache {
 	GStringChunk *strings;	/* symbol and address texts */
 	GStringChunk *names;	/* DSO names and thread names, interned */
 	GHashTable *threads;	/* tid -> struct thread_rec */
+	struct thread_rec *recent[RECENT];	/* by tid % RECENT: threads
+						 * looked up lately */
 	int last_pid, last_tid;	/* the last sample's thread, or -1 */
 	struct thread_rec *last;
 	GHashTable *gens;	/* pid -> generation + 1 */
@@ -60,10 +68,27 @@ struct frame_cache {
 	void *may_map_data;
 	frame_cache_gen_fn *map_gen;
 	void *map_gen_data;
+	frame_cache_gen_fn *name_gen;
+	void *name_gen_data;
 	uint64_t until;		/* the last thread's space holds until then */
 };
 
 static const char UNKNOWN[] = "[unknown]";
+
+/* The thread record of tid, or NULL: a small cache in front of the table. */
+static struct thread_rec *thread_rec(struct frame_cache *fc, int tid)
+{
+	struct thread_rec **r = &fc->recent[(unsigned)tid % RECENT];
+
+	if (!*r || (*r)->tid != tid) {
+		struct thread_rec *t = g_hash_table_lookup(fc->threads, GINT_TO_POINTER(tid));
+
+		if (!t)
+			return NULL;
+		*r = t;
+	}
+	return *r;
+}
 
 struct frame_cache *frame_cache_new(const struct perf_dlfilter_fns *fns,
 				    unsigned max_stack)
@@ -114,35 +139,18 @@ void frame_cache_set_gen(struct frame_cache *fc, frame_cache_gen_fn *fn, void *d
 	fc->map_gen_data = data;
 }
 
-const char *frame_cache_note_comm(struct frame_cache *fc, int pid, int tid,
-				  const char *comm, uint64_t time)
+void frame_cache_set_name_gen(struct frame_cache *fc, frame_cache_gen_fn *fn, void *data)
 {
-	gpointer key = GINT_TO_POINTER(tid);
-	struct thread_rec *t;
+	fc->name_gen = fn;
+	fc->name_gen_data = data;
+}
+
+/* Makes t (thread tid of process pid, its comm set) the current thread. */
+static const char *enter(struct frame_cache *fc, struct thread_rec *t, int pid, int tid,
+			 uint64_t time)
+{
 	guint gen;
 
-	if (!comm)
-		comm = "";
-	if (fc->last && tid == fc->last_tid && pid == fc->last_pid && time < fc->until &&
-	    strcmp(fc->last->comm, comm) == 0)
-		return fc->last->comm;	/* fc->space is this thread's already */
-	t = g_hash_table_lookup(fc->threads, key);
-	if (!t) {
-		t = g_new0(struct thread_rec, 1);
-		t->comm = g_string_chunk_insert_const(fc->names, comm);
-		g_hash_table_insert(fc->threads, key, t);
-	} else if (strcmp(t->comm, comm) != 0) {
-		t->comm = g_string_chunk_insert_const(fc->names, comm);
-		if (!fc->map_gen) {
-			/*
-			 * Without the maps' times, a renamed thread may
-			 * have exec'd a new program: the process's old
-			 * addresses can no longer be trusted.
-			 */
-			gen = GPOINTER_TO_UINT(g_hash_table_lookup(fc->gens, GINT_TO_POINTER(pid)));
-			g_hash_table_insert(fc->gens, GINT_TO_POINTER(pid), GUINT_TO_POINTER(gen + 1));
-		}
-	}
 	if (fc->map_gen) {
 		/* perf's maps change at the process's MMAP records, not at
 		 * its exec's COMM: an address resolved before a change is
@@ -163,6 +171,77 @@ const char *frame_cache_note_comm(struct frame_cache *fc, int pid, int tid,
 	fc->last_tid = tid;
 	fc->last = t;
 	return t->comm;
+}
+
+/* perf named t comm at time: until when it will (see frame_cache_known_comm()). */
+static void note_name_time(struct frame_cache *fc, struct thread_rec *t, int pid, int tid,
+			   uint64_t time)
+{
+	uint64_t until;
+
+	if (!fc->name_gen || tid <= 0 ||
+	    (t->name_pid == pid && time >= t->name_since && time < t->name_until))
+		return;
+	/* a change at the very time: perf's order of the two is unknown */
+	if (fc->name_gen(fc->name_gen_data, tid, time, &until) == FRAME_CACHE_NO_GEN)
+		until = time;
+	t->name_pid = pid;
+	t->name_since = time;
+	t->name_until = until;
+}
+
+const char *frame_cache_note_comm(struct frame_cache *fc, int pid, int tid,
+				  const char *comm, uint64_t time)
+{
+	gpointer key = GINT_TO_POINTER(tid);
+	struct thread_rec *t;
+	guint gen;
+
+	if (!comm)
+		comm = "";
+	if (fc->last && tid == fc->last_tid && pid == fc->last_pid && time < fc->until &&
+	    (fc->last->comm == comm || strcmp(fc->last->comm, comm) == 0)) {
+		note_name_time(fc, fc->last, pid, tid, time);
+		return fc->last->comm;	/* fc->space is this thread's already */
+	}
+	t = thread_rec(fc, tid);
+	if (!t) {
+		t = g_new0(struct thread_rec, 1);
+		t->tid = tid;
+		t->comm = g_string_chunk_insert_const(fc->names, comm);
+		g_hash_table_insert(fc->threads, key, t);
+	} else if (strcmp(t->comm, comm) != 0) {
+		t->comm = g_string_chunk_insert_const(fc->names, comm);
+		t->name_until = 0;
+		if (!fc->map_gen) {
+			/*
+			 * Without the maps' times, a renamed thread may
+			 * have exec'd a new program: the process's old
+			 * addresses can no longer be trusted.
+			 */
+			gen = GPOINTER_TO_UINT(g_hash_table_lookup(fc->gens, GINT_TO_POINTER(pid)));
+			g_hash_table_insert(fc->gens, GINT_TO_POINTER(pid), GUINT_TO_POINTER(gen + 1));
+		}
+	}
+	note_name_time(fc, t, pid, tid, time);
+	return enter(fc, t, pid, tid, time);
+}
+
+const char *frame_cache_known_comm(struct frame_cache *fc, int pid, int tid, uint64_t time)
+{
+	struct thread_rec *t;
+
+	if (!fc->name_gen || tid <= 0)
+		return NULL;
+	if (fc->last && tid == fc->last_tid)
+		t = fc->last;
+	else
+		t = thread_rec(fc, tid);
+	if (!t || t->name_pid != pid || time < t->name_since || time >= t->name_until)
+		return NULL;
+	if (t == fc->last && pid == fc->last_pid && time < fc->until)
+		return t->comm;	/* fc->space is this thread's already */
+	return enter(fc, t, pid, tid, time);
 }
 
 static inline uint64_t mix(uint64_t space, uint64_t ip)

@@ -65,6 +65,16 @@ const char *frame_cache_note_comm(struct frame_cache *fc, int pid, int tid,
 				  const char *comm, uint64_t time);
 
 /*
+ * The name perf gives thread tid of process pid at time, without asking
+ * perf (resolve_ip() costs perf script a tenth of its own time): the one
+ * frame_cache_note_comm() was last told for the thread, when the
+ * generation of the thread's name (frame_cache_set_name_gen()) is the
+ * same as then; NULL when unknown (then ask perf, and tell
+ * frame_cache_note_comm()).  Does what frame_cache_note_comm() does.
+ */
+const char *frame_cache_known_comm(struct frame_cache *fc, int pid, int tid, uint64_t time);
+
+/*
  * Tells the cache how to learn the generation of a process's maps at a
  * time (perfdata_map_gen()): fn returns it, or FRAME_CACHE_NO_GEN when
  * none can be trusted (then nothing of the process's user space is
@@ -73,6 +83,14 @@ const char *frame_cache_note_comm(struct frame_cache *fc, int pid, int tid,
 #define FRAME_CACHE_NO_GEN UINT32_MAX
 typedef uint32_t frame_cache_gen_fn(void *data, int pid, uint64_t time, uint64_t *until);
 void frame_cache_set_gen(struct frame_cache *fc, frame_cache_gen_fn *fn, void *data);
+
+/*
+ * Tells the cache how to learn the generation of a thread's name at a
+ * time (perfdata_name_gen(), called with the tid): as for
+ * frame_cache_set_gen().  Without it, frame_cache_known_comm() knows
+ * nothing.
+ */
+void frame_cache_set_name_gen(struct frame_cache *fc, frame_cache_gen_fn *fn, void *data);
 
 /*
  * Resolves the frames perf script prints for the sample's callchain and

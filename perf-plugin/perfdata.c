@@ -19,6 +19,7 @@ enum {
 	REC_MMAP = 1,
 	REC_LOST = 2,
 	REC_COMM = 3,
+	REC_EXIT = 4,
 	REC_FORK = 7,
 	REC_MMAP2 = 10,
 	REC_LOST_SAMPLES = 13,
@@ -76,6 +77,7 @@ struct perfdata {
 	uint64_t trailer;	/* their S_TRAILER bits, if all agree */
 	bool trailer_mixed;	/* they do not: no record times */
 	GHashTable *changes;	/* pid -> struct changes */
+	GHashTable *renames;	/* tid -> struct changes: its name's */
 };
 
 /*
@@ -106,13 +108,21 @@ struct reader {
 	int error;		/* errno of a failed read */
 };
 
+static const uint8_t *get_slow(struct reader *r, uint64_t off, size_t n);
+
 /* [off, off + n) of the file, n <= BLOCK, or NULL if past the end */
-static const uint8_t *get(struct reader *r, uint64_t off, size_t n)
+static inline const uint8_t *get(struct reader *r, uint64_t off, size_t n)
+{
+	if (off >= r->start && off - r->start <= r->len && n <= r->len - (off - r->start))
+		return r->buf + (off - r->start);
+	return get_slow(r, off, n);
+}
+
+/* get() of what buf does not hold: read into it */
+static const uint8_t *get_slow(struct reader *r, uint64_t off, size_t n)
 {
 	size_t want;
 
-	if (off >= r->start && off - r->start <= r->len && n <= r->len - (off - r->start))
-		return r->buf + (off - r->start);
 	if (off > r->size || n > r->size - off)
 		return NULL;
 	want = r->size - off < BLOCK ? (size_t)(r->size - off) : BLOCK;
@@ -186,17 +196,18 @@ static void free_changes(gpointer p)
 	g_free(c);
 }
 
-static void note_change(struct perfdata *pd, int pid, uint64_t time)
+/* A change at time to what table keeps for id (a pid or a tid). */
+static void note_change_in(GHashTable *table, int id, uint64_t time)
 {
 	struct changes *c;
 
-	if (pid <= 0)
+	if (id <= 0)
 		return;
-	c = g_hash_table_lookup(pd->changes, GINT_TO_POINTER(pid));
+	c = g_hash_table_lookup(table, GINT_TO_POINTER(id));
 	if (!c) {
 		c = g_new0(struct changes, 1);
 		c->times = g_array_new(FALSE, FALSE, sizeof(uint64_t));
-		g_hash_table_insert(pd->changes, GINT_TO_POINTER(pid), c);
+		g_hash_table_insert(table, GINT_TO_POINTER(id), c);
 	}
 	if (c->overflow)
 		return;
@@ -206,6 +217,11 @@ static void note_change(struct perfdata *pd, int pid, uint64_t time)
 		return;
 	}
 	g_array_append_val(c->times, time);
+}
+
+static void note_change(struct perfdata *pd, int pid, uint64_t time)
+{
+	note_change_in(pd->changes, pid, time);
 }
 
 /*
@@ -248,7 +264,13 @@ static void on_comm(struct perfdata *pd, const uint8_t *p, size_t n, unsigned mi
 	/* comm[16] at most (TASK_COMM_LEN), padded; sample_id fields follow */
 	const char *name = keep(pd, p + 8, MIN(n - 8, 16));
 	struct thread *t = thread_of(pd, tid);
+	uint64_t time;
 
+	/* perf names the thread anew */
+	if (trailer_time(pd, p, n, 16, &time))
+		note_change_in(pd->renames, tid, time);
+	else
+		pd->trailer_mixed = true;	/* no times: none are used */
 	t->name = name;
 	t->own = true;
 	if (pid == tid) {
@@ -273,6 +295,11 @@ static void on_fork(struct perfdata *pd, const uint8_t *p, size_t n)
 
 	if (!t->own)
 		t->name = name;
+	/* perf makes the thread anew, named after its parent */
+	if (n >= 24)
+		note_change_in(pd->renames, tid, u64(p + 16));
+	else
+		pd->trailer_mixed = true;
 	if (pid == tid && pid != ppid) {
 		g_hash_table_insert(pd->parents, GINT_TO_POINTER(pid), GINT_TO_POINTER(ppid));
 		if (n >= 24)
@@ -366,6 +393,7 @@ static size_t min_payload(uint32_t type)
 	case REC_LOST:		return 16;	/* id lost */
 	case REC_COMM:		return 8;	/* pid tid */
 	case REC_FORK:		return 16;	/* pid ppid tid ptid (time) */
+	case REC_EXIT:		return 16;	/* pid ppid tid ptid (time) */
 	case REC_LOST_SAMPLES:	return 8;
 	case REC_TRACING_DATA:	return 4;
 	case REC_AUXTRACE:	return 8;
@@ -418,6 +446,14 @@ static void walk(struct perfdata *pd, struct reader *r, uint64_t off, uint64_t e
 			break;
 		case REC_FORK:
 			on_fork(pd, p, size - 8);
+			break;
+		case REC_EXIT:
+			/* perf may forget the thread: a later sample of its tid
+			 * makes it anew, named ":TID" */
+			if (size - 8 >= 24)
+				note_change_in(pd->renames, (int)u32(p + 8), u64(p + 16));
+			else
+				pd->trailer_mixed = true;
 			break;
 		case REC_MMAP:
 			on_mmap(pd, p, size - 8, 32, !(misc & MISC_EXEC));
@@ -606,6 +642,9 @@ static void sort_changes(struct perfdata *pd)
 	g_hash_table_iter_init(&it, pd->changes);
 	while (g_hash_table_iter_next(&it, NULL, &v))
 		g_array_sort(((struct changes *)v)->times, cmp_time);
+	g_hash_table_iter_init(&it, pd->renames);
+	while (g_hash_table_iter_next(&it, NULL, &v))
+		g_array_sort(((struct changes *)v)->times, cmp_time);
 }
 
 struct perfdata *perfdata_read(int fd, const char *name, GError **err)
@@ -654,6 +693,7 @@ struct perfdata *perfdata_read(int fd, const char *name, GError **err)
 					 (GDestroyNotify)g_array_unref);
 	pd->parents = g_hash_table_new(g_direct_hash, g_direct_equal);
 	pd->changes = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free_changes);
+	pd->renames = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free_changes);
 	if (hsize == PIPE_HEADER) {
 		/* records up to the end; a cut shows as a last record cut short */
 		pd->pipe = true;
@@ -699,6 +739,7 @@ void perfdata_free(struct perfdata *pd)
 	g_hash_table_destroy(pd->maps);
 	g_hash_table_destroy(pd->parents);
 	g_hash_table_destroy(pd->changes);
+	g_hash_table_destroy(pd->renames);
 	g_free(pd);
 }
 
@@ -777,9 +818,10 @@ bool perfdata_has_map_times(const struct perfdata *pd)
 	return !pd->compressed && !pd->damage && !pd->trailer_mixed;
 }
 
-uint32_t perfdata_map_gen(const struct perfdata *pd, int pid, uint64_t time, uint64_t *until)
+/* The generation at time of what table keeps for id: see perfdata_map_gen(). */
+static uint32_t gen_at(GHashTable *table, int id, uint64_t time, uint64_t *until)
 {
-	const struct changes *c = g_hash_table_lookup(pd->changes, GINT_TO_POINTER(pid));
+	const struct changes *c = g_hash_table_lookup(table, GINT_TO_POINTER(id));
 	const uint64_t *t;
 	guint lo = 0, hi;
 
@@ -810,4 +852,14 @@ uint32_t perfdata_map_gen(const struct perfdata *pd, int pid, uint64_t time, uin
 	if (lo < c->times->len)
 		*until = t[lo];
 	return lo;
+}
+
+uint32_t perfdata_map_gen(const struct perfdata *pd, int pid, uint64_t time, uint64_t *until)
+{
+	return gen_at(pd->changes, pid, time, until);
+}
+
+uint32_t perfdata_name_gen(const struct perfdata *pd, int tid, uint64_t time, uint64_t *until)
+{
+	return gen_at(pd->renames, tid, time, until);
 }

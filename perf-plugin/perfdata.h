@@ -140,4 +140,15 @@ bool perfdata_may_map(const struct perfdata *pd, int pid, uint64_t addr);
 bool perfdata_has_map_times(const struct perfdata *pd);
 uint32_t perfdata_map_gen(const struct perfdata *pd, int pid, uint64_t time, uint64_t *until);
 
+/*
+ * The same for the name perf gives thread tid (what resolve_ip()'s comm
+ * says for its samples): perf changes it only at the thread's
+ * PERF_RECORD_COMM, at the FORK that makes a thread of that tid (named
+ * after its parent), and at its EXIT (perf may forget the thread, and
+ * make it anew, named ":TID", at a later sample).  Between two changes
+ * perf names the thread's samples the same.  Known when
+ * perfdata_has_map_times() is true.
+ */
+uint32_t perfdata_name_gen(const struct perfdata *pd, int tid, uint64_t time, uint64_t *until);
+
 #endif

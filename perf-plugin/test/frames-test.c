@@ -61,6 +61,21 @@ static void leaf(struct frame_cache *fc, char *buf, size_t len)
 }
 
 /* The maps of process 100 change at time 20 (the new program's MMAP). */
+/* thread 7's name: changes at 100 and 200 (perf's COMMs) */
+static uint32_t fake_name_gen(void *data, int tid, uint64_t time, uint64_t *until)
+{
+	(void)data;
+	*until = UINT64_MAX;
+	if (tid != 7)
+		return 0;
+	if (time == 100 || time == 200) {
+		*until = time;
+		return FRAME_CACHE_NO_GEN;
+	}
+	*until = time < 100 ? 100 : time < 200 ? 200 : UINT64_MAX;
+	return time < 100 ? 0 : time < 200 ? 1 : 2;
+}
+
 static uint32_t fake_gen(void *data, int pid, uint64_t time, uint64_t *until)
 {
 	(void)data;
@@ -132,6 +147,35 @@ int main(void)
 	exe_leaf(fc, "new", 30, got, sizeof(got));
 	CHECK_STR(got, "/usr/bin/new");
 	CHECK(lookups[1] == 0);				/* cached again */
+	frame_cache_free(fc);
+
+	/*
+	 * A thread's name, known without perf until perf's next change of
+	 * it, for the same process; nothing without the changes' times
+	 */
+	fc = frame_cache_new(&fns, 127);
+	CHECK(!frame_cache_known_comm(fc, 7, 7, 10));
+	frame_cache_note_comm(fc, 7, 7, "a", 10);
+	CHECK(!frame_cache_known_comm(fc, 7, 7, 11));
+	frame_cache_free(fc);
+	fc = frame_cache_new(&fns, 127);
+	frame_cache_set_name_gen(fc, fake_name_gen, NULL);
+	CHECK(!frame_cache_known_comm(fc, 7, 7, 10));	/* never told */
+	frame_cache_note_comm(fc, 7, 7, "a", 10);
+	CHECK_STR(frame_cache_known_comm(fc, 7, 7, 50), "a");
+	frame_cache_note_comm(fc, 8, 8, "b", 51);	/* another thread between */
+	CHECK_STR(frame_cache_known_comm(fc, 7, 7, 99), "a");
+	CHECK(frame_cache_space(fc) == 7);		/* and its space again */
+	CHECK(!frame_cache_known_comm(fc, 7, 7, 100));	/* a change's very time */
+	CHECK(!frame_cache_known_comm(fc, 7, 7, 150));	/* after it */
+	CHECK(!frame_cache_known_comm(fc, 7, 7, 5));	/* before the first */
+	CHECK(!frame_cache_known_comm(fc, 9, 7, 50));	/* another process's tid 7 */
+	frame_cache_note_comm(fc, 7, 7, "c", 150);
+	CHECK_STR(frame_cache_known_comm(fc, 7, 7, 199), "c");
+	CHECK(!frame_cache_known_comm(fc, 7, 7, 200));
+	frame_cache_note_comm(fc, 7, 7, "c", 200);	/* at the change: not kept */
+	CHECK(!frame_cache_known_comm(fc, 7, 7, 201));
+	CHECK_STR(frame_cache_known_comm(fc, 8, 8, 1000), "b");	/* no change of 8 */
 	frame_cache_free(fc);
 	return CHECK_DONE();
 }

@@ -100,6 +100,20 @@ static void mmap2_timed(GByteArray *b, uint32_t pid, const char *file, uint64_t 
 	record(b, REC_MMAP2, 0, p, 64 + name + sizeof(trailer));
 }
 
+/* A COMM of tid at time, with attr()'s trailer. */
+static void comm_timed(GByteArray *b, uint32_t pid, uint32_t tid, const char *name, bool exec,
+		       uint64_t time)
+{
+	guint8 p[8 + 16 + 32] = { 0 };
+	uint64_t trailer[4] = { pid | (uint64_t)tid << 32, time, 1, 42 };
+
+	memcpy(p, &pid, 4);
+	memcpy(p + 4, &tid, 4);
+	memcpy(p + 8, name, MIN(strlen(name), 15));
+	memcpy(p + 24, trailer, sizeof(trailer));
+	record(b, REC_COMM, exec ? MISC_EXEC : 0, p, sizeof(p));
+}
+
 /* A file header for data at [104, 104 + size), features after it. */
 static GByteArray *file_header(void)
 {
@@ -353,13 +367,26 @@ int main(void)
 	attr(c, true);
 	record(c, REC_FORK, 0, (uint32_t[]){ 5, 1, 5, 1, 100, 0 }, 24);
 	mmap2_timed(c, 5, "/usr/bin/new", 300);
-	comm(c, 5, 5, "new", true);
+	comm_timed(c, 5, 5, "new", true, 250);
 	mmap2_timed(c, 5, "/usr/bin/old", 200);
 	mmap2_timed(c, 6, "/usr/bin/other", 50);
+	/* thread 8 of process 5, from 120 to its exit at 400 */
+	record(c, REC_EXIT, 0, (uint32_t[]){ 5, 5, 8, 8, 400, 0 }, 24);
+	record(c, REC_FORK, 0, (uint32_t[]){ 5, 5, 8, 5, 120, 0 }, 24);
 	pd = read_bytes(c, &err);
 	CHECK(pd && !perfdata_damage(pd) && perfdata_has_map_times(pd));
 	if (pd) {
 		uint64_t until;
+
+		/* perf's name of a thread changes at its FORK, COMMs and EXIT */
+		CHECK(perfdata_name_gen(pd, 5, 10, &until) == 0 && until == 100);
+		CHECK(perfdata_name_gen(pd, 5, 150, &until) == 1 && until == 250);
+		CHECK(perfdata_name_gen(pd, 5, 300, &until) == 2 && until == UINT64_MAX);
+		CHECK(perfdata_name_gen(pd, 5, 250, &until) == PERFDATA_NO_GEN && until == 250);
+		CHECK(perfdata_name_gen(pd, 8, 130, &until) == 1 && until == 400);
+		CHECK(perfdata_name_gen(pd, 8, 401, &until) == 2 && until == UINT64_MAX);
+		CHECK(perfdata_name_gen(pd, 6, 10, &until) == 0 && until == UINT64_MAX);
+		/* the maps do not change with the name, nor with a thread */
 
 		CHECK(perfdata_map_gen(pd, 5, 10, &until) == 0 && until == 100);
 		CHECK(perfdata_map_gen(pd, 5, 101, &until) == 1 && until == 200);
