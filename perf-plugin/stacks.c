@@ -17,6 +17,12 @@
 #define MEMO_SLOTS 64
 #define MEMO_MAX 48
 #define NO_COUNT UINT32_MAX
+/*
+ * Whole chains counted, by (space, process, raw entries): a chain seen
+ * before costs one hash of its entries and one lookup, not one per run
+ * and one for its count; bounded like the run cache.
+ */
+#define CHAINS_BYTES (128u << 20)
 
 /* A cached run: raw addresses of one space, leaf first. */
 struct run {
@@ -33,6 +39,14 @@ struct run {
 
 struct node {
 	uint32_t parent, nid;
+};
+
+/* A chain counted, in the chain table. */
+struct chain {
+	uint64_t hash, space;
+	uint32_t proc, nr;
+	uint32_t ips;		/* its first entry in sk->chain_ips */
+	uint32_t count;		/* its count's index in sk->counts */
 };
 
 /* A chain counted: (space, proc, raw entries) -> its count's index. */
@@ -89,6 +103,11 @@ struct stacks {
 				 * same raw chain in the same space: every run
 				 * cached, none with an address in no file */
 	struct memo *memo;	/* MEMO_SLOTS of them */
+	GArray *chains;		/* struct chain, by id */
+	uint64_t *chain_slots;	/* as slots, for chains */
+	size_t nchain_slots;	/* a power of two */
+	GArray *chain_ips;	/* uint64_t: the chains' raw entries */
+	size_t chain_bytes;
 };
 
 struct stacks *stacks_new(const struct frame_name_opts *names, struct frame_cache *fc,
@@ -121,6 +140,10 @@ struct stacks *stacks_new(const struct frame_name_opts *names, struct frame_cach
 	sk->spans = g_array_new(FALSE, FALSE, sizeof(struct span));
 	sk->scratch = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	sk->buf = g_string_sized_new(256);
+	sk->chains = g_array_new(FALSE, FALSE, sizeof(struct chain));
+	sk->nchain_slots = 1 << 12;
+	sk->chain_slots = g_new0(uint64_t, sk->nchain_slots);
+	sk->chain_ips = g_array_new(FALSE, FALSE, sizeof(uint64_t));
 	sk->memo = g_new(struct memo, MEMO_SLOTS);
 	for (size_t i = 0; i < MEMO_SLOTS; i++)
 		sk->memo[i].count = NO_COUNT;
@@ -153,6 +176,9 @@ void stacks_free(struct stacks *sk)
 	if (sk->texts)
 		g_string_chunk_free(sk->texts);
 	g_free(sk->memo);
+	g_array_free(sk->chains, TRUE);
+	g_free(sk->chain_slots);
+	g_array_free(sk->chain_ips, TRUE);
 	g_free(sk);
 }
 
@@ -440,20 +466,102 @@ void stacks_add(struct stacks *sk, uint32_t proc, uint32_t node, fk_count n)
 	add(sk, proc, node, n);
 }
 
+static uint64_t chain_hash(uint64_t space, uint32_t proc, const __u64 *ips, uint32_t n)
+{
+	uint64_t h = (space ^ (uint64_t)proc << 40 ^ n) * 0x9e3779b97f4a7c15ULL;
+
+	for (uint32_t i = 0; i < n; i++) {
+		h = (h ^ ips[i]) * 0xbf58476d1ce4e5b9ULL;
+		h ^= h >> 31;
+	}
+	return h ^ h >> 29;
+}
+
+static bool same_ips(const uint64_t *a, const __u64 *b, uint32_t n)
+{
+	uint32_t k = 0;
+
+	/* short chains: inline, not memcmp() */
+	while (k < n && a[k] == b[k])
+		k++;
+	return k == n;
+}
+
+/* The slot of a chain in the chain table, or of the empty one where it would go. */
+static size_t chain_find(struct stacks *sk, uint64_t h, uint64_t space, uint32_t proc,
+			 const __u64 *ips, uint32_t n)
+{
+	size_t mask = sk->nchain_slots - 1, i = h & mask;
+	const uint64_t *all = (const uint64_t *)(const void *)sk->chain_ips->data;
+
+	for (; sk->chain_slots[i]; i = (i + 1) & mask) {
+		const struct chain *c;
+
+		if (SLOT_TAG(sk->chain_slots[i]) != SLOT_TAG(h))
+			continue;
+		c = &g_array_index(sk->chains, struct chain, SLOT_ID(sk->chain_slots[i]));
+		if (c->hash == h && c->nr == n && c->space == space && c->proc == proc &&
+		    same_ips(all + c->ips, ips, n))
+			break;
+	}
+	return i;
+}
+
+static void chain_grow(struct stacks *sk)
+{
+	size_t n = sk->nchain_slots * 2;
+
+	g_free(sk->chain_slots);
+	sk->chain_slots = g_new0(uint64_t, n);
+	sk->nchain_slots = n;
+	for (guint id = 0; id < sk->chains->len; id++) {
+		const struct chain *c = &g_array_index(sk->chains, struct chain, id);
+		size_t i = c->hash & (n - 1);
+
+		while (sk->chain_slots[i])
+			i = (i + 1) & (n - 1);
+		sk->chain_slots[i] = SLOT_TAG(c->hash) | (id + 1);
+	}
+}
+
 void stacks_sample(struct stacks *sk, const struct perf_dlfilter_sample *sample, void *ctx,
 		   uint32_t proc, fk_count n)
 {
 	struct memo *m = &sk->memo[(uint32_t)sample->cpu % MEMO_SLOTS];
-	uint64_t space = frame_cache_space(sk->fc);
+	uint64_t space = frame_cache_space(sk->fc), h;
+	const __u64 *ips = sample->raw_callchain;
 	uint32_t nr = (uint32_t)sample->raw_callchain_nr, i;
+	size_t slot;
+	size_t cost = sizeof(struct chain) + 2 * sizeof(uint64_t) + nr * sizeof(uint64_t);
 
 	if (m->count != NO_COUNT && m->proc == proc && m->space == space && m->nr == nr &&
-	    memcmp(m->ips, sample->raw_callchain, nr * sizeof(*m->ips)) == 0) {
+	    same_ips(m->ips, ips, nr)) {
 		g_array_index(sk->counts, fk_count, m->count) += n;
 		return;
 	}
-	i = add(sk, proc, stacks_chain(sk, sample, ctx, proc), n);
-	if (!sk->stable || nr > MEMO_MAX || sample->raw_callchain_nr > MEMO_MAX) {
+	if ((sk->chains->len + 1) * 2 > sk->nchain_slots)
+		chain_grow(sk);
+	h = chain_hash(space, proc, ips, nr);
+	slot = chain_find(sk, h, space, proc, ips, nr);
+	if (sk->chain_slots[slot]) {
+		i = g_array_index(sk->chains, struct chain, SLOT_ID(sk->chain_slots[slot])).count;
+		g_array_index(sk->counts, fk_count, i) += n;
+	} else {
+		i = add(sk, proc, stacks_chain(sk, sample, ctx, proc), n);
+		if (!sk->stable) {
+			m->count = NO_COUNT;
+			return;
+		}
+		if (sk->chain_bytes + cost <= CHAINS_BYTES && nr == sample->raw_callchain_nr) {
+			struct chain c = { h, space, proc, nr, sk->chain_ips->len, i };
+
+			sk->chain_bytes += cost;
+			g_array_append_vals(sk->chain_ips, ips, nr);
+			g_array_append_val(sk->chains, c);
+			sk->chain_slots[slot] = SLOT_TAG(h) | sk->chains->len;
+		}
+	}
+	if (nr > MEMO_MAX || nr != sample->raw_callchain_nr) {
 		m->count = NO_COUNT;
 		return;
 	}
@@ -461,7 +569,7 @@ void stacks_sample(struct stacks *sk, const struct perf_dlfilter_sample *sample,
 	m->proc = proc;
 	m->nr = nr;
 	m->count = i;
-	memcpy(m->ips, sample->raw_callchain, nr * sizeof(*m->ips));
+	memcpy(m->ips, ips, nr * sizeof(*m->ips));
 }
 
 void stacks_key(struct stacks *sk, uint32_t proc, uint32_t node, GString *key)
@@ -515,4 +623,9 @@ void stacks_flush(struct stacks *sk)
 	g_array_set_size(sk->counts, 0);
 	for (size_t i = 0; i < MEMO_SLOTS; i++)
 		sk->memo[i].count = NO_COUNT;
+	/* the chains' counts are gone */
+	g_array_set_size(sk->chains, 0);
+	g_array_set_size(sk->chain_ips, 0);
+	memset(sk->chain_slots, 0, sk->nchain_slots * sizeof(*sk->chain_slots));
+	sk->chain_bytes = 0;
 }
