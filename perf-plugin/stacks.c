@@ -102,6 +102,7 @@ struct stacks {
 	bool stable;		/* the last stacks_chain()'s node holds for the
 				 * same raw chain in the same space: every run
 				 * cached, none with an address in no file */
+	bool fresh;		/* ... and it made a new run */
 	struct memo *memo;	/* MEMO_SLOTS of them */
 	GArray *chains;		/* struct chain, by id */
 	uint64_t *chain_slots;	/* as slots, for chains */
@@ -382,6 +383,7 @@ static uint32_t run_node(struct stacks *sk, void *ctx, uint32_t node, uint64_t s
 		}
 	}
 	if (id == NO_RUN) {
+		sk->fresh = true;
 		id = new_run(sk, ctx, slot, h, space, java, ips, n);
 		if (id == NO_RUN) {
 			sk->stable = false;
@@ -414,6 +416,7 @@ uint32_t stacks_chain(struct stacks *sk, const struct perf_dlfilter_sample *samp
 
 	/* perf's walk, as frame_cache_chain() */
 	sk->stable = true;
+	sk->fresh = false;
 	g_array_set_size(sk->spans, 0);
 	for (uint32_t i = 0; i < sample->raw_callchain_nr && entries < sk->max_stack; i++) {
 		enum frame_chain_entry e = frame_chain_entry(c[i], user, &space);
@@ -552,7 +555,10 @@ void stacks_sample(struct stacks *sk, const struct perf_dlfilter_sample *sample,
 			m->count = NO_COUNT;
 			return;
 		}
-		if (sk->chain_bytes + cost <= CHAINS_BYTES && nr == sample->raw_callchain_nr) {
+		/* a chain of a new run is often the only one: kept when
+		 * seen again */
+		if (!sk->fresh && sk->chain_bytes + cost <= CHAINS_BYTES &&
+		    nr == sample->raw_callchain_nr) {
 			struct chain c = { h, space, proc, nr, sk->chain_ips->len, i };
 
 			sk->chain_bytes += cost;
