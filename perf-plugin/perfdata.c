@@ -87,17 +87,34 @@ struct perfdata {
  * Sorted once the records are read; past MAX_CHANGES, not kept (the
  * process's frames are then resolved every time).
  */
-struct changes {
-	GArray *times;		/* uint64_t */
-	bool overflow;
-};
-
 struct range {
 	uint64_t start, end;
+};
+
+/*
+ * A map change: an MMAP counts as a change of the process's maps only when
+ * it overlaps another map the process may have had (its own, at any time,
+ * or one it may have inherited through a FORK): a map laid over unused
+ * addresses changes no earlier address's name, since an address in no
+ * map is never cached (frames.h).  So an exec, whose maps replace the old
+ * program's, is a change; a library loaded beside the others is not.
+ */
+struct timed_range {
+	uint64_t time;
+	struct range r;
+};
+
+struct changes {
+	GArray *times;		/* uint64_t */
+	GArray *mmaps;		/* struct timed_range: MMAPs, sorted out at the end */
+	GArray *ppids;		/* int: every process its pid was forked from */
+	bool overflow;
 };
 /* a process's mappings kept one by one; past this, their span */
 #define MAX_RANGES 4096
 #define MAX_CHANGES 4096
+/* the forks of one pid, and the processes searched for a map it inherited */
+#define MAX_PARENTS 64
 
 struct reader {
 	int fd;
@@ -193,7 +210,37 @@ static void free_changes(gpointer p)
 	struct changes *c = p;
 
 	g_array_unref(c->times);
+	g_array_unref(c->mmaps);
+	g_array_unref(c->ppids);
 	g_free(c);
+}
+
+static struct changes *changes_of(GHashTable *table, int id)
+{
+	struct changes *c = g_hash_table_lookup(table, GINT_TO_POINTER(id));
+
+	if (!c) {
+		c = g_new0(struct changes, 1);
+		c->times = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+		c->mmaps = g_array_new(FALSE, FALSE, sizeof(struct timed_range));
+		c->ppids = g_array_new(FALSE, FALSE, sizeof(int));
+		g_hash_table_insert(table, GINT_TO_POINTER(id), c);
+	}
+	return c;
+}
+
+/* Whether c can take one more change; past MAX_CHANGES, none are kept. */
+static bool room(struct changes *c)
+{
+	if (c->overflow)
+		return false;
+	if (c->times->len + c->mmaps->len >= MAX_CHANGES) {
+		c->overflow = true;
+		g_array_set_size(c->times, 0);
+		g_array_set_size(c->mmaps, 0);
+		return false;
+	}
+	return true;
 }
 
 /* A change at time to what table keeps for id (a pid or a tid). */
@@ -203,25 +250,24 @@ static void note_change_in(GHashTable *table, int id, uint64_t time)
 
 	if (id <= 0)
 		return;
-	c = g_hash_table_lookup(table, GINT_TO_POINTER(id));
-	if (!c) {
-		c = g_new0(struct changes, 1);
-		c->times = g_array_new(FALSE, FALSE, sizeof(uint64_t));
-		g_hash_table_insert(table, GINT_TO_POINTER(id), c);
-	}
-	if (c->overflow)
-		return;
-	if (c->times->len >= MAX_CHANGES) {
-		c->overflow = true;
-		g_array_set_size(c->times, 0);
-		return;
-	}
-	g_array_append_val(c->times, time);
+	c = changes_of(table, id);
+	if (room(c))
+		g_array_append_val(c->times, time);
 }
 
 static void note_change(struct perfdata *pd, int pid, uint64_t time)
 {
 	note_change_in(pd->changes, pid, time);
+}
+
+/* An MMAP of pid at time: a change if it overlaps (see struct timed_range). */
+static void note_mmap(struct perfdata *pd, int pid, uint64_t time, struct range r)
+{
+	struct changes *c = changes_of(pd->changes, pid);
+	struct timed_range m = { time, r };
+
+	if (room(c))
+		g_array_append_val(c->mmaps, m);
 }
 
 /*
@@ -301,7 +347,13 @@ static void on_fork(struct perfdata *pd, const uint8_t *p, size_t n)
 	else
 		pd->trailer_mixed = true;
 	if (pid == tid && pid != ppid) {
+		struct changes *c = changes_of(pd->changes, pid);
+
 		g_hash_table_insert(pd->parents, GINT_TO_POINTER(pid), GINT_TO_POINTER(ppid));
+		if (c->ppids->len < MAX_PARENTS)
+			g_array_append_val(c->ppids, ppid);
+		else
+			c->overflow = true;	/* too many to follow: no generations */
 		if (n >= 24)
 			note_change(pd, pid, u64(p + 16));
 		else
@@ -333,7 +385,7 @@ static void on_mmap(struct perfdata *pd, const uint8_t *p, size_t n, size_t name
 		r.end = UINT64_MAX;
 	if (pid > 0) {
 		if (trailer_time(pd, p, n, name_at, &time))
-			note_change(pd, pid, time);
+			note_mmap(pd, pid, time, r);
 		else
 			pd->trailer_mixed = true;	/* no times: none are used */
 		maps = g_hash_table_lookup(pd->maps, GINT_TO_POINTER(pid));
@@ -633,15 +685,166 @@ static gint cmp_time(gconstpointer a, gconstpointer b)
 	return x < y ? -1 : x > y;
 }
 
+/* A process's maps, sorted by start, with the greatest end up to each. */
+struct map_index {
+	GArray *starts;		/* uint64_t */
+	GArray *max_ends;	/* uint64_t */
+};
+
+static void free_map_index(gpointer p)
+{
+	struct map_index *x = p;
+
+	g_array_unref(x->starts);
+	g_array_unref(x->max_ends);
+	g_free(x);
+}
+
+static gint cmp_range(gconstpointer a, gconstpointer b)
+{
+	const struct range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* An empty map is taken as one byte long: it may overlap, never less. */
+static uint64_t end_of(const struct range *r)
+{
+	return r->end > r->start ? r->end : r->start + (r->start < UINT64_MAX);
+}
+
+static struct map_index *map_index(struct perfdata *pd, GHashTable *indexes, int pid)
+{
+	struct map_index *x = g_hash_table_lookup(indexes, GINT_TO_POINTER(pid));
+	const GArray *maps;
+	GArray *sorted;
+	uint64_t top = 0;
+
+	if (x)
+		return x;
+	x = g_new0(struct map_index, 1);
+	x->starts = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	x->max_ends = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	maps = g_hash_table_lookup(pd->maps, GINT_TO_POINTER(pid));
+	sorted = g_array_new(FALSE, FALSE, sizeof(struct range));
+	if (maps)
+		g_array_append_vals(sorted, maps->data, maps->len);
+	g_array_sort(sorted, cmp_range);
+	for (guint i = 0; i < sorted->len; i++) {
+		const struct range *r = &g_array_index(sorted, struct range, i);
+
+		top = MAX(top, end_of(r));
+		g_array_append_val(x->starts, r->start);
+		g_array_append_val(x->max_ends, top);
+	}
+	g_array_unref(sorted);
+	g_hash_table_insert(indexes, GINT_TO_POINTER(pid), x);
+	return x;
+}
+
+/* Whether any of the index's maps overlaps r. */
+static bool index_overlaps(const struct map_index *x, const struct range *r)
+{
+	const uint64_t *starts = (const uint64_t *)(const void *)x->starts->data;
+	guint lo = 0, hi = x->starts->len;
+
+	/* lo: the maps that start before r ends */
+	while (lo < hi) {
+		guint mid = lo + (hi - lo) / 2;
+
+		if (starts[mid] < end_of(r))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && g_array_index(x->max_ends, uint64_t, lo - 1) > r->start;
+}
+
+/*
+ * The processes pid may have inherited maps from: the ones it was forked
+ * from, theirs, and so on; false when there are more than MAX_PARENTS
+ * (or a cycle of reused pids).
+ */
+static bool ancestors(struct perfdata *pd, int pid, GArray *out)
+{
+	g_array_set_size(out, 0);
+	g_array_append_val(out, pid);
+	for (guint i = 0; i < out->len; i++) {
+		const struct changes *c = g_hash_table_lookup(pd->changes,
+					GINT_TO_POINTER(g_array_index(out, int, i)));
+
+		for (guint k = 0; c && k < c->ppids->len; k++) {
+			int ppid = g_array_index(c->ppids, int, k);
+			guint j = 0;
+
+			while (j < out->len && g_array_index(out, int, j) != ppid)
+				j++;
+			if (j < out->len)
+				continue;
+			if (out->len > MAX_PARENTS)
+				return false;
+			g_array_append_val(out, ppid);
+		}
+	}
+	g_array_remove_index(out, 0);
+	return true;
+}
+
+static gint cmp_timed_start(gconstpointer a, gconstpointer b)
+{
+	return cmp_range(&((const struct timed_range *)a)->r, &((const struct timed_range *)b)->r);
+}
+
+/*
+ * The MMAPs of one process that change its maps (struct timed_range): each
+ * that overlaps another of its own, or a map of a process it may have
+ * inherited from.
+ */
+static void settle_mmaps(struct perfdata *pd, GHashTable *indexes, GArray *up, struct changes *c,
+			 int pid)
+{
+	GArray *m = c->mmaps;
+	bool inherited = ancestors(pd, pid, up);
+	uint64_t top = 0;
+
+	if (!m->len)
+		return;
+	/* by start: one overlaps an earlier one if it starts before the
+	 * greatest end so far, a later one if the next starts before its end */
+	g_array_sort(m, cmp_timed_start);
+	for (guint i = 0; i < m->len; i++) {
+		const struct timed_range *t = &g_array_index(m, struct timed_range, i);
+		bool change = !inherited || (i && top > t->r.start) ||
+			      (i + 1 < m->len &&
+			       g_array_index(m, struct timed_range, i + 1).r.start < end_of(&t->r));
+
+		for (guint k = 0; !change && k < up->len; k++)
+			change = index_overlaps(map_index(pd, indexes, g_array_index(up, int, k)),
+						&t->r);
+		top = MAX(top, end_of(&t->r));
+		if (change)
+			g_array_append_val(c->times, t->time);
+	}
+	g_array_set_size(m, 0);
+}
+
 /* perf writes one CPU's records after another's: the times in order */
 static void sort_changes(struct perfdata *pd)
 {
 	GHashTableIter it;
-	gpointer v;
+	gpointer k, v;
+	GHashTable *indexes = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
+						    free_map_index);
+	GArray *up = g_array_new(FALSE, FALSE, sizeof(int));
 
 	g_hash_table_iter_init(&it, pd->changes);
-	while (g_hash_table_iter_next(&it, NULL, &v))
+	while (g_hash_table_iter_next(&it, &k, &v)) {
+		if (!((struct changes *)v)->overflow)
+			settle_mmaps(pd, indexes, up, v, GPOINTER_TO_INT(k));
 		g_array_sort(((struct changes *)v)->times, cmp_time);
+	}
+	g_hash_table_destroy(indexes);
+	g_array_unref(up);
 	g_hash_table_iter_init(&it, pd->renames);
 	while (g_hash_table_iter_next(&it, NULL, &v))
 		g_array_sort(((struct changes *)v)->times, cmp_time);

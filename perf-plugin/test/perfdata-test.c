@@ -83,8 +83,9 @@ static void attr(GByteArray *b, bool id_all)
 	record(b, REC_HEADER_ATTR, 0, a, sizeof(a));
 }
 
-/* An executable MMAP2 of pid at time, with that attr()'s trailer. */
-static void mmap2_timed(GByteArray *b, uint32_t pid, const char *file, uint64_t time)
+/* An executable MMAP2 of pid at time of [addr, addr + len), with attr()'s trailer. */
+static void mmap2_timed_at(GByteArray *b, uint32_t pid, const char *file, uint64_t time,
+			   uint64_t addr, uint64_t len)
 {
 	guint8 p[64 + 32 + 32] = { 0 };
 	size_t name = (strlen(file) + 1 + 7) / 8 * 8;
@@ -92,12 +93,18 @@ static void mmap2_timed(GByteArray *b, uint32_t pid, const char *file, uint64_t 
 
 	memcpy(p, &pid, 4);
 	memcpy(p + 4, &pid, 4);
-	memcpy(p + 8, &(uint64_t){ 0x400000 }, 8);
-	memcpy(p + 16, &(uint64_t){ 0x1000 }, 8);
+	memcpy(p + 8, &addr, 8);
+	memcpy(p + 16, &len, 8);
 	memcpy(p + 56, &(uint32_t){ 5 }, 4);
 	memcpy(p + 64, file, strlen(file) + 1);
 	memcpy(p + 64 + name, trailer, sizeof(trailer));
 	record(b, REC_MMAP2, 0, p, 64 + name + sizeof(trailer));
+}
+
+/* An executable MMAP2 of pid at time, always at the same address. */
+static void mmap2_timed(GByteArray *b, uint32_t pid, const char *file, uint64_t time)
+{
+	mmap2_timed_at(b, pid, file, time, 0x400000, 0x1000);
 }
 
 /* A COMM of tid at time, with attr()'s trailer. */
@@ -394,11 +401,53 @@ int main(void)
 		CHECK(perfdata_map_gen(pd, 5, 301, &until) == 3 && until == UINT64_MAX);
 		/* at a change's very time: either order */
 		CHECK(perfdata_map_gen(pd, 5, 200, &until) == PERFDATA_NO_GEN && until == 200);
-		CHECK(perfdata_map_gen(pd, 6, 10, &until) == 0 && until == 50);
+		/* a map over no other: no change */
+		CHECK(perfdata_map_gen(pd, 6, 10, &until) == 0 && until == UINT64_MAX);
 		CHECK(perfdata_map_gen(pd, 7, 10, &until) == 0 && until == UINT64_MAX);
 	}
 	perfdata_free(pd);
 	g_byte_array_unref(c);
+	/*
+	 * An MMAP changes perf's maps of a process only where it overlaps a
+	 * map the process may have had: its own (before or after), or one
+	 * inherited through FORKs from its parent, or theirs
+	 */
+	c = g_byte_array_new();
+	g_byte_array_append(c, (const guint8 *)"PERFILE2", 8);
+	put64(c, 16);
+	attr(c, true);
+	mmap2_timed_at(c, 40, "/usr/bin/a", 10, 0x1000, 0x1000);
+	mmap2_timed_at(c, 40, "/usr/lib/b.so", 20, 0x5000, 0x1000);	/* beside */
+	mmap2_timed_at(c, 40, "/usr/lib/c.so", 30, 0x1800, 0x100);	/* over a */
+	record(c, REC_FORK, 0, (uint32_t[]){ 41, 40, 41, 40, 50, 0 }, 24);
+	mmap2_timed_at(c, 41, "/usr/bin/d", 60, 0x5400, 0x1000);	/* over b */
+	mmap2_timed_at(c, 41, "/usr/lib/e.so", 70, 0x9000, 0x1000);	/* beside */
+	record(c, REC_FORK, 0, (uint32_t[]){ 42, 41, 42, 41, 80, 0 }, 24);
+	mmap2_timed_at(c, 42, "/usr/bin/f", 90, 0x1f00, 0x1000);	/* over a */
+	mmap2_timed_at(c, 42, "/usr/bin/g", 95, 0x20000, 0x1000);	/* beside */
+	mmap2_timed_at(c, 43, "/usr/bin/h", 5, 0x1000, 0);		/* empty */
+	mmap2_timed_at(c, 43, "/usr/bin/i", 6, 0x1000, 0x10);
+	pd = read_bytes(c, &err);
+	CHECK(pd && !perfdata_damage(pd) && perfdata_has_map_times(pd));
+	if (pd) {
+		uint64_t until;
+
+		/* a at 10 (c overlaps it), c at 30 */
+		CHECK(perfdata_map_gen(pd, 40, 5, &until) == 0 && until == 10);
+		CHECK(perfdata_map_gen(pd, 40, 25, &until) == 1 && until == 30);
+		CHECK(perfdata_map_gen(pd, 40, 35, &until) == 2 && until == UINT64_MAX);
+		/* its FORK at 50, d over its parent's b at 60 */
+		CHECK(perfdata_map_gen(pd, 41, 55, &until) == 1 && until == 60);
+		CHECK(perfdata_map_gen(pd, 41, 75, &until) == 2 && until == UINT64_MAX);
+		/* its FORK at 80, f over its grandparent's a at 90 */
+		CHECK(perfdata_map_gen(pd, 42, 85, &until) == 1 && until == 90);
+		CHECK(perfdata_map_gen(pd, 42, 99, &until) == 2 && until == UINT64_MAX);
+		/* an empty map counts as a byte */
+		CHECK(perfdata_map_gen(pd, 43, 1, &until) == 0 && until == 5);
+	}
+	perfdata_free(pd);
+	g_byte_array_unref(c);
+
 	/* without the records' times (no sample_id_all), none are known */
 	c = g_byte_array_new();
 	g_byte_array_append(c, (const guint8 *)"PERFILE2", 8);
