@@ -503,8 +503,9 @@ static size_t chain_find(struct stacks *sk, uint64_t h, uint64_t space, uint32_t
 		if (SLOT_TAG(sk->chain_slots[i]) != SLOT_TAG(h))
 			continue;
 		c = &g_array_index(sk->chains, struct chain, SLOT_ID(sk->chain_slots[i]));
+		/* (an empty chain's entries may be nowhere: no pointer to them) */
 		if (c->hash == h && c->nr == n && c->space == space && c->proc == proc &&
-		    same_ips(all + c->ips, ips, n))
+		    (!n || same_ips(all + c->ips, ips, n)))
 			break;
 	}
 	return i;
@@ -575,7 +576,8 @@ void stacks_sample(struct stacks *sk, const struct perf_dlfilter_sample *sample,
 	m->proc = proc;
 	m->nr = nr;
 	m->count = i;
-	memcpy(m->ips, ips, nr * sizeof(*m->ips));
+	if (nr)
+		memcpy(m->ips, ips, nr * sizeof(*m->ips));
 }
 
 void stacks_key(struct stacks *sk, uint32_t proc, uint32_t node, GString *key)
