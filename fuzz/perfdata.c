@@ -32,15 +32,21 @@ static struct perfdata *read_path(const char *path, GError **err)
 	return pd;
 }
 
-/* The generation of pid's maps at time, before it and at its end. */
-static void check_gen(const struct perfdata *pd, int pid, uint64_t time)
+/*
+ * The generation of pid's maps (or of tid's name: gen_at is
+ * perfdata_map_gen() or perfdata_name_gen()) at time, before it and at
+ * its end.
+ */
+static void check_gen(const struct perfdata *pd,
+		      uint32_t (*gen_at)(const struct perfdata *, int, uint64_t, uint64_t *),
+		      int pid, uint64_t time)
 {
 	uint64_t until, u2;
 	uint32_t gen, g2;
 
 	if (!perfdata_has_map_times(pd))
 		return;
-	gen = perfdata_map_gen(pd, pid, time, &until);
+	gen = gen_at(pd, pid, time, &until);
 	if (gen == PERFDATA_NO_GEN) {
 		FUZZ_CHECK(until == time, "no generation at %lu, until %lu",
 			   (unsigned long)time, (unsigned long)until);
@@ -49,12 +55,12 @@ static void check_gen(const struct perfdata *pd, int pid, uint64_t time)
 	FUZZ_CHECK(until > time || until == UINT64_MAX, "generation %u at %lu until %lu", gen, (unsigned long)time,
 		   (unsigned long)until);
 	if (time > 0) {
-		g2 = perfdata_map_gen(pd, pid, time - 1, &u2);
+		g2 = gen_at(pd, pid, time - 1, &u2);
 		FUZZ_CHECK(g2 == PERFDATA_NO_GEN || g2 <= gen, "generation %u, then %u", g2, gen);
 		FUZZ_CHECK(g2 != gen || u2 == until, "one generation, two ends");
 	}
 	if (until != UINT64_MAX) {
-		g2 = perfdata_map_gen(pd, pid, until, &u2);
+		g2 = gen_at(pd, pid, until, &u2);
 		FUZZ_CHECK(g2 == PERFDATA_NO_GEN && u2 == until, "no change at %lu",
 			   (unsigned long)until);
 	}
@@ -77,7 +83,8 @@ static void check_names(const struct perfdata *pd, const uint8_t *data, size_t s
 			memcpy(&addr, data + i + 4, 8);
 			FUZZ_CHECK(perfdata_may_map(pd, pid, addr) == perfdata_may_map(pd, pid, addr),
 				   "may_map changed its answer");
-			check_gen(pd, pid, addr);
+			check_gen(pd, perfdata_map_gen, pid, addr);
+			check_gen(pd, perfdata_name_gen, pid, addr);
 		}
 		name = perfdata_process_name(pd, i < 16 ? (int)i - 8 : pid, &exe);
 		if (!name)

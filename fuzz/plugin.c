@@ -274,6 +274,15 @@ static void sum_entry(struct fold_entry *e, void *data)
 		   "a stack the folded format cannot carry: '%s'", e->stack);
 }
 
+/* stacks_sample()'s table holds what stacks_chain() and stacks_key() give. */
+static void same_entry(struct fold_entry *e, void *data)
+{
+	struct fold_entry *got = fold_table_find(data, e->stack, e->len);
+
+	FUZZ_CHECK(got && got->count[0] == e->count[0], "stacks_sample() counted '%.*s' %s",
+		   (int)e->len, e->stack, got ? "differently" : "nowhere");
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct collapse_opts co = { 0 };
@@ -286,7 +295,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	GString *key = g_string_new(NULL), *key2 = g_string_new(NULL);
 	static const struct perf_dlfilter_fns fns = { .resolve_address = fake_resolve_address };
 	struct frame_cache *fc = NULL;
-	struct stacks *sk = NULL;
+	struct stacks *sk = NULL, *sk2 = NULL;	/* sk2: by stacks_sample() */
+	struct fold_table *by_sample = NULL, *by_chain = NULL;
 	GError *err = NULL;
 	fk_count want_total = 0;
 	uint64_t nsamples = 0, nempty = 0, tail_ns = 0, now = 1000000;
@@ -310,6 +320,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (opt & 32)
 		frame_cache_set_may_map(fc, fake_may_map, NULL);
 	sk = stacks_new(&co.names, fc, 2 + size % 7);
+	sk2 = stacks_new(&co.names, fc, 2 + size % 7);
+	by_sample = fold_table_new();
+	by_chain = fold_table_new();
 	if (offcpu) {
 		static const unsigned st[] = { OFFCPU_S | OFFCPU_D, OFFCPU_ALL, OFFCPU_R, OFFCPU_S };
 		states = st[opt >> 6 & 3];
@@ -378,7 +391,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			struct perf_sample s2 = s;
 			struct perf_frame none;
 			const char *icomm;
-			uint32_t proc, node;
+			uint32_t proc, node, proc2;
 			size_t n;
 
 			if (kind & 64)
@@ -403,7 +416,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			collapser_stack_key(pr->c, &s2, key2);
 			proc = stacks_proc(sk, collapser_table(pr->c), key2->str, key2->len,
 					   strcmp(comm0, "java") == 0);
+			proc2 = stacks_proc(sk2, by_sample, key2->str, key2->len,
+					    strcmp(comm0, "java") == 0);
 			node = stacks_chain(sk, &ds, NULL, proc);
+			/* the same sample, counted by stacks_sample() on a CPU */
+			ds.cpu = (int)(kind >> 2 & 3);
+			stacks_sample(sk2, &ds, NULL, proc2, FK_COUNT_ONE);
 			n = frame_cache_chain(fc, &ds, NULL);
 			s2.frames = n ? (struct perf_frame *)frame_cache_frames(fc) : &none;
 			s2.nframes = n;
@@ -411,6 +429,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			stacks_key(sk, proc, node, key);
 			FUZZ_CHECK(key->len == key2->len && memcmp(key->str, key2->str, key->len) == 0,
 				   "stacks.h folds '%s', the collapser '%s'", key->str, key2->str);
+			if (key->len)
+				fold_table_add(by_chain, key->str, key->len, FK_COUNT_ONE);
 			collapser_stack_key(pr->c, &s, key);
 		}
 		if (!offcpu) {
@@ -616,8 +636,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			   nlines, x.stacks);
 	}
 
+	stacks_flush(sk2);
+	FUZZ_CHECK(fold_table_size(by_sample) == fold_table_size(by_chain),
+		   "stacks_sample() counted %zu stacks, stacks_chain() made %zu",
+		   fold_table_size(by_sample), fold_table_size(by_chain));
+	fold_table_foreach(by_chain, same_entry, by_sample);
 	profiles_free(p);
 	stacks_free(sk);
+	stacks_free(sk2);
+	fold_table_free(by_sample);
+	fold_table_free(by_chain);
 	frame_cache_free(fc);
 	g_hash_table_destroy(g_fake);
 	if (offcpu) {
