@@ -247,15 +247,21 @@ static uint32_t walk(struct stacks *sk, uint32_t node, const uint32_t *nids, uin
 	return node;
 }
 
-static uint64_t run_hash(uint64_t space, bool java, const uint64_t *ips, uint32_t n)
+/* A hash of n raw entries, from a seed (what else tells them apart). */
+static uint64_t hash_ips(uint64_t seed, const uint64_t *ips, uint32_t n)
 {
-	uint64_t h = (space ^ (uint64_t)java << 63 ^ n) * 0x9e3779b97f4a7c15ULL;
+	uint64_t h = (seed ^ n) * 0x9e3779b97f4a7c15ULL;
 
 	for (uint32_t i = 0; i < n; i++) {
 		h = (h ^ ips[i]) * 0xbf58476d1ce4e5b9ULL;
 		h ^= h >> 31;
 	}
 	return h ^ h >> 29;
+}
+
+static uint64_t run_hash(uint64_t space, bool java, const uint64_t *ips, uint32_t n)
+{
+	return hash_ips(space ^ (uint64_t)java << 63, ips, n);
 }
 
 static struct run *run_at(struct stacks *sk, uint32_t id)
@@ -284,6 +290,16 @@ static size_t run_find(struct stacks *sk, uint64_t h, uint64_t space, bool java,
 	return i;
 }
 
+/* Puts id, of hash h, in the first free slot of n (a power of two) from h. */
+static void slot_put(uint64_t *slots, size_t n, uint64_t h, guint id)
+{
+	size_t i = h & (n - 1);
+
+	while (slots[i])
+		i = (i + 1) & (n - 1);
+	slots[i] = SLOT_TAG(h) | (id + 1);
+}
+
 static void run_grow(struct stacks *sk)
 {
 	size_t n = sk->nslots * 2;
@@ -291,16 +307,9 @@ static void run_grow(struct stacks *sk)
 	g_free(sk->slots);
 	sk->slots = g_new0(uint64_t, n);
 	sk->nslots = n;
-	for (guint id = 0; id < sk->runs->len; id++) {
-		const struct run *r = run_at(sk, id);
-		size_t i = r->hash & (n - 1);
-
-		if (!r->live)
-			continue;
-		while (sk->slots[i])
-			i = (i + 1) & (n - 1);
-		sk->slots[i] = SLOT_TAG(r->hash) | (id + 1);
-	}
+	for (guint id = 0; id < sk->runs->len; id++)
+		if (run_at(sk, id)->live)
+			slot_put(sk->slots, n, run_at(sk, id)->hash, id);
 }
 
 /* Whether the run's addresses in no file's map are still in none. */
@@ -471,13 +480,7 @@ void stacks_add(struct stacks *sk, uint32_t proc, uint32_t node, fk_count n)
 
 static uint64_t chain_hash(uint64_t space, uint32_t proc, const __u64 *ips, uint32_t n)
 {
-	uint64_t h = (space ^ (uint64_t)proc << 40 ^ n) * 0x9e3779b97f4a7c15ULL;
-
-	for (uint32_t i = 0; i < n; i++) {
-		h = (h ^ ips[i]) * 0xbf58476d1ce4e5b9ULL;
-		h ^= h >> 31;
-	}
-	return h ^ h >> 29;
+	return hash_ips(space ^ (uint64_t)proc << 40, (const uint64_t *)ips, n);
 }
 
 static bool same_ips(const uint64_t *a, const __u64 *b, uint32_t n)
@@ -518,14 +521,8 @@ static void chain_grow(struct stacks *sk)
 	g_free(sk->chain_slots);
 	sk->chain_slots = g_new0(uint64_t, n);
 	sk->nchain_slots = n;
-	for (guint id = 0; id < sk->chains->len; id++) {
-		const struct chain *c = &g_array_index(sk->chains, struct chain, id);
-		size_t i = c->hash & (n - 1);
-
-		while (sk->chain_slots[i])
-			i = (i + 1) & (n - 1);
-		sk->chain_slots[i] = SLOT_TAG(c->hash) | (id + 1);
-	}
+	for (guint id = 0; id < sk->chains->len; id++)
+		slot_put(sk->chain_slots, n, g_array_index(sk->chains, struct chain, id).hash, id);
 }
 
 void stacks_sample(struct stacks *sk, const struct perf_dlfilter_sample *sample, void *ctx,
