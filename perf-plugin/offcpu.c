@@ -34,7 +34,10 @@ struct offcpu {
 	unsigned states;
 	uint64_t min_ns;
 	struct tep_handle *tep;
-	struct tep_format_field *prev_pid, *prev_state, *next_pid;
+	/* the fields' places in the raw record, learnt from the format */
+	struct raw_field {
+		uint32_t offset, size;
+	} prev_pid, prev_state, next_pid;
 	/* the pending waits, by tid: open addressing, linear probing */
 	struct pending *pending;
 	size_t npending, mask;
@@ -194,15 +197,20 @@ static char *read_format(const char *path, gsize *len, GError **err)
 	return NULL;
 }
 
-static struct tep_format_field *field(struct tep_event *ev, const char *name,
-				      const char *path, GError **err)
+/* The place of a numeric field of the format in *rf; false if none. */
+static bool field(struct tep_event *ev, const char *name, struct raw_field *rf,
+		  const char *path, GError **err)
 {
 	struct tep_format_field *f = tep_find_field(ev, name);
 
-	if (!f || f->size == 0 || f->size > 8)
+	if (!f || f->size <= 0 || f->size > 8 || f->offset < 0) {
 		fk_error_at(err, FK_ERROR_PARSE, path, 0,
 			    "sched_switch format has no numeric field '%s'", name);
-	return f && f->size && f->size <= 8 ? f : NULL;
+		return false;
+	}
+	rf->offset = (uint32_t)f->offset;
+	rf->size = (uint32_t)f->size;
+	return true;
 }
 
 struct offcpu *offcpu_new(unsigned states, uint64_t min_ns,
@@ -236,9 +244,9 @@ struct offcpu *offcpu_new(unsigned states, uint64_t min_ns,
 		goto fail;
 	}
 	g_free(buf);
-	if (!(o->prev_pid = field(ev, "prev_pid", where, err)) ||
-	    !(o->prev_state = field(ev, "prev_state", where, err)) ||
-	    !(o->next_pid = field(ev, "next_pid", where, err)))
+	if (!field(ev, "prev_pid", &o->prev_pid, where, err) ||
+	    !field(ev, "prev_state", &o->prev_state, where, err) ||
+	    !field(ev, "next_pid", &o->next_pid, where, err))
 		goto fail;
 	return o;
 fail:
@@ -260,22 +268,51 @@ void offcpu_free(struct offcpu *o)
 	g_free(o);
 }
 
-static bool read_field(struct tep_format_field *f, const void *raw,
-		       uint32_t size, unsigned long long *v)
+/*
+ * A field of a raw record, zero-extended; false if the record is short or
+ * the field not of 1, 2, 4 or 8 bytes (as tep_read_number_field()).  Read
+ * in place, in this machine's byte order (the kernel's, which wrote them),
+ * without a call into libtraceevent per field.
+ */
+static inline bool read_field(const struct raw_field *f, const void *raw,
+			      uint32_t size, uint64_t *v)
 {
-	if ((uint64_t)f->offset + (uint64_t)f->size > size)
+	const unsigned char *p = (const unsigned char *)raw + f->offset;
+
+	if ((uint64_t)f->offset + f->size > size)
 		return false;
-	return tep_read_number_field(f, raw, v) == 0;
+	switch (f->size) {
+	case 1:
+		*v = *p;
+		return true;
+	case 2: {
+		uint16_t x;
+		memcpy(&x, p, sizeof(x));
+		*v = x;
+		return true;
+	}
+	case 4: {
+		uint32_t x;
+		memcpy(&x, p, sizeof(x));
+		*v = x;
+		return true;
+	}
+	case 8:
+		memcpy(v, p, sizeof(*v));
+		return true;
+	default:
+		return false;
+	}
 }
 
 bool offcpu_decode(const struct offcpu *o, const void *raw, uint32_t size,
 		   struct sched_switch *sw)
 {
-	unsigned long long prev, state, next;
+	uint64_t prev, state, next;
 
-	if (!raw || !read_field(o->prev_pid, raw, size, &prev) ||
-	    !read_field(o->prev_state, raw, size, &state) ||
-	    !read_field(o->next_pid, raw, size, &next))
+	if (!raw || !read_field(&o->prev_pid, raw, size, &prev) ||
+	    !read_field(&o->prev_state, raw, size, &state) ||
+	    !read_field(&o->next_pid, raw, size, &next))
 		return false;
 	/* pid_t fields read as unsigned: bring back their sign */
 	sw->prev_pid = (int)(int32_t)(uint32_t)prev;
