@@ -85,6 +85,14 @@ struct state {
 	GHashTable *sample_tid;	/* with exports: a switch's prev_pid -> its
 				 * sample's tid (they differ in a PID namespace) */
 	bool failed;
+	/*
+	 * perf script selects every sample (no --pid, --time, ...): each is
+	 * folded in filter_event_early() and dropped there, sparing perf its
+	 * own resolving of the samples the plugin has no use for
+	 */
+	bool early;
+	/* off-CPU: a switch not counted (state=) needs no name from perf */
+	bool skip_unwanted;
 	char pidbuf[16], tidbuf[16];
 	/* per sample, what the sample before had: nearly all repeat it */
 	int pid_of_buf, tid_of_buf;	/* what pidbuf, tidbuf hold (-1: none) */
@@ -254,6 +262,57 @@ static bool recorded_may_map(void *data, int pid, uint64_t addr);
 static uint32_t recorded_map_gen(void *data, int pid, uint64_t time, uint64_t *until);
 static uint32_t recorded_name_gen(void *data, int tid, uint64_t time, uint64_t *until);
 
+/*
+ * Whether perf script was given no option that selects samples (--pid,
+ * --tid, --comm, --cpu, --time, --dsos, --switch-on, ...): its command line
+ * is "perf script" with only -i, --dlfilter, --dlarg, -f and -q.  Anything
+ * else, or a command line not read, answers no.
+ */
+static bool perf_selects_nothing(void)
+{
+	static const char *const with_value[] = { "-i", "--input", "--dlfilter", "--dlarg" };
+	static const char *const alone[] = { "-f", "--force", "-q", "--quiet" };
+	char *buf = NULL;
+	gsize len = 0;
+	bool ok;
+	size_t i = 0, argc = 0;
+
+	if (!g_file_get_contents("/proc/self/cmdline", &buf, &len, NULL))
+		return false;
+	ok = len > 0 && buf[len - 1] == '\0';
+	while (ok && i < len) {
+		const char *arg = buf + i;
+		size_t n = strlen(arg);
+		bool known = false;
+
+		i += n + 1;
+		if (argc++ < 2) {
+			/* the program, then the command */
+			ok = argc == 1 || strcmp(arg, "script") == 0;
+			continue;
+		}
+		for (size_t k = 0; !known && k < G_N_ELEMENTS(alone); k++)
+			known = strcmp(arg, alone[k]) == 0;
+		for (size_t k = 0; !known && k < G_N_ELEMENTS(with_value); k++) {
+			size_t kn = strlen(with_value[k]);
+
+			if (strncmp(arg, with_value[k], kn) != 0)
+				continue;
+			if (arg[kn] == '\0') {
+				/* the value is the next argument */
+				known = i < len;
+				i += known ? strlen(buf + i) + 1 : 0;
+			} else {
+				/* "--input=FILE", "-iFILE" */
+				known = arg[kn] == '=' || kn == 2;
+			}
+		}
+		ok = known;
+	}
+	g_free(buf);
+	return ok && argc >= 2;
+}
+
 int start(void **data, void *ctx)
 {
 	struct state *st = g_new0(struct state, 1);
@@ -328,6 +387,15 @@ int start(void **data, void *ctx)
 		st->sample_tid = g_hash_table_new(g_direct_hash, g_direct_equal);
 		offcpu_on_credit(st->off, credit_export, st);
 	}
+	/*
+	 * A switch not counted still names its thread (frame_cache_note_comm())
+	 * and, per process, its process (profiles_get()); that changes nothing
+	 * when perf gives the maps' times (a renamed thread does not start a
+	 * new generation of frames) and processes are not written apart.
+	 */
+	st->skip_unwanted = st->off && !st->o.split && !st->o.comm_re && st->pd &&
+			    perfdata_has_map_times(st->pd);
+	st->early = perf_selects_nothing();
 	return 0;
 }
 
@@ -455,7 +523,9 @@ static bool check_sampling(const struct perf_event_attr *attr)
  * Called for every sample perf reads, before perf script's own selection
  * (--pid, --tid, --comm, --cpu, --time): so the time of the last sample
  * read is known, and off-CPU every switch-in ends its thread's wait even
- * when the thread switched out is one perf script leaves out.
+ * when the thread switched out is one perf script leaves out.  When perf
+ * script selects nothing, the sample is folded here too (see state.early):
+ * perf would pass every one on to filter_event().
  *
  * The switch's pids are the kernel's; the sample's pid and tid are those
  * of perf's PID namespace (in a container, not the same numbers).  Waits
@@ -480,6 +550,8 @@ static bool decode_switch(struct state *st, const struct perf_dlfilter_sample *d
 	return st->sw_ok;
 }
 
+static int fold(struct state *st, const struct perf_dlfilter_sample *ds, void *ctx);
+
 int filter_event_early(void *data, const struct perf_dlfilter_sample *ds, void *ctx)
 {
 	struct state *st = data;
@@ -492,14 +564,14 @@ int filter_event_early(void *data, const struct perf_dlfilter_sample *ds, void *
 	if (ds->time > st->last_time)
 		st->last_time = ds->time;
 	if (!st->off)
-		return 0;
+		goto done;
 	if (ds->event != st->last_event) {
 		st->last_event = ds->event;
 		st->last_kept = st->kept && strcmp(ds->event, st->kept) == 0;
 		st->last_switch = strcmp(ds->event, SCHED_SWITCH) == 0;
 	}
 	if (!st->last_switch)
-		return 0;
+		goto done;
 	st->switches++;
 	if (!check_sampling(perf_dlfilter_fns.attr(ctx))) {
 		st->failed = true;
@@ -508,7 +580,7 @@ int filter_event_early(void *data, const struct perf_dlfilter_sample *ds, void *
 	offcpu_tick(st->off, ds->time);
 	if (!decode_switch(st, ds, &sw)) {
 		st->bad_switch++;
-		return 0;
+		goto done;
 	}
 	if (ds->cpu >= 0 && ds->cpu < DENSE_CPUS) {
 		on_cpu = GINT_TO_POINTER(st->on_cpu_dense[ds->cpu]);
@@ -523,7 +595,8 @@ int filter_event_early(void *data, const struct perf_dlfilter_sample *ds, void *
 	st->idle_out += sw.prev_pid == 0;
 	offcpu_switch_in(st->off, sw.next_pid, ds->time);
 	offcpu_switch_unseen(st->off, sw.prev_pid, ds->cpu, ds->time);
-	return 0;
+done:
+	return st->early ? fold(st, ds, ctx) : 0;
 }
 
 /*
@@ -580,14 +653,9 @@ static void on_switch(struct state *st, const struct perf_dlfilter_sample *ds,
 	struct perf_sample s;
 	const uint32_t *ids;
 
+	/* (a thread without a pid: counted by fold()) */
 	if (!decode_switch(st, ds, &sw) || !offcpu_wanted(st->off, &sw))
 		return;
-	if (ds->tid <= 0) {
-		/* a thread outside perf's PID namespace (tid 0), or exiting:
-		 * no thread of the recording to give the wait to */
-		st->foreign++;
-		return;
-	}
 	if (st->sk && (!attr || (attr->sample_type & PERF_SAMPLE_CALLCHAIN))) {
 		uint32_t proc = proc_of(st, pr, ds, comm);
 
@@ -617,9 +685,9 @@ static void on_switch(struct state *st, const struct perf_dlfilter_sample *ds,
 	}
 }
 
-int filter_event(void *data, const struct perf_dlfilter_sample *ds, void *ctx)
+/* A sample perf script's selection kept: 1 (dropped, as every one), or -1. */
+static int fold(struct state *st, const struct perf_dlfilter_sample *ds, void *ctx)
 {
-	struct state *st = data;
 	const struct perf_event_attr *attr;
 	const struct perf_dlfilter_al *al;
 	const char *comm;
@@ -646,6 +714,23 @@ int filter_event(void *data, const struct perf_dlfilter_sample *ds, void *ctx)
 	if (st->o.pids && !g_hash_table_contains(st->o.pids, GINT_TO_POINTER(ds->pid))) {
 		st->unselected++;
 		return 1;
+	}
+	if (st->o.offcpu) {
+		struct sched_switch sw;
+		bool wanted = decode_switch(st, ds, &sw) && offcpu_wanted(st->off, &sw);
+
+		/*
+		 * a thread without a pid in the recording (the idle task,
+		 * one outside perf's PID namespace, or exiting) has no stack
+		 * to give a wait to, nor, like a switch not counted, any use
+		 * for perf's name of it
+		 */
+		if (ds->tid <= 0) {
+			st->foreign += wanted;
+			return 1;
+		}
+		if (!wanted && st->skip_unwanted)
+			return 1;
 	}
 	comm = frame_cache_known_comm(st->frames, ds->pid, ds->tid, ds->time);
 	if (!comm) {
@@ -698,6 +783,11 @@ int filter_event(void *data, const struct perf_dlfilter_sample *ds, void *ctx)
 	}
 	pr->samples++;
 	return 1;
+}
+
+int filter_event(void *data, const struct perf_dlfilter_sample *ds, void *ctx)
+{
+	return fold(data, ds, ctx);
 }
 
 static void report_dropped(struct state *st)
