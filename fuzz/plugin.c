@@ -24,7 +24,9 @@
  * nowhere for an empty DSO, and for a DSO starting with 'L' only while
  * a library is mapped (kind bit 64 flips it).  stacks.h must fold it to
  * exactly the text collapser_stack_key() makes of frames.h's frames for
- * it (max_stack 2 to 8, from the input's size).
+ * it (max_stack 2 to 8, from the input's size); counted again by
+ * stacks_sample(), or (kind bit 1) by stacks_slot() and stacks_add_at(),
+ * each chain must get the same count.
  *
  * Checked: every sample is counted once (profile sample counts add up;
  * the tables hold the sum of the periods of the samples with a stack,
@@ -419,9 +421,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			proc2 = stacks_proc(sk2, by_sample, key2->str, key2->len,
 					    strcmp(comm0, "java") == 0);
 			node = stacks_chain(sk, &ds, NULL, proc);
-			/* the same sample, counted by stacks_sample() on a CPU */
+			/* the same sample, counted by stacks_sample() on a CPU,
+			 * or (kind bit 1) by stacks_slot() and stacks_add_at(), as
+			 * off-CPU counts a wait: a slot asked for twice is one */
 			ds.cpu = (int)(kind >> 2 & 3);
-			stacks_sample(sk2, &ds, NULL, proc2, FK_COUNT_ONE);
+			if (kind & 1) {
+				uint32_t at = stacks_slot(sk2, &ds, NULL, proc2);
+
+				FUZZ_CHECK(stacks_slot(sk2, &ds, NULL, proc2) == at,
+					   "stacks_slot() gave two slots for one chain");
+				stacks_add_at(sk2, at, FK_COUNT_ONE);
+			} else {
+				stacks_sample(sk2, &ds, NULL, proc2, FK_COUNT_ONE);
+			}
 			n = frame_cache_chain(fc, &ds, NULL);
 			s2.frames = n ? (struct perf_frame *)frame_cache_frames(fc) : &none;
 			s2.nframes = n;

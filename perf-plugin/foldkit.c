@@ -641,7 +641,7 @@ static uint32_t proc_of(struct state *st, struct profile *pr,
 /* A counted wait, to its stack (offcpu_switch_out_id()). */
 static void add_wait(void *sk, uint64_t id, fk_count weight)
 {
-	stacks_add(sk, (uint32_t)(id >> 32), (uint32_t)id, weight);
+	stacks_add_at(sk, (uint32_t)id, weight);
 }
 
 /* A sched_switch sample that perf script's selection kept. */
@@ -659,7 +659,7 @@ static void on_switch(struct state *st, const struct perf_dlfilter_sample *ds,
 	if (st->sk && (!attr || (attr->sample_type & PERF_SAMPLE_CALLCHAIN))) {
 		uint32_t proc = proc_of(st, pr, ds, comm);
 
-		uint64_t id = (uint64_t)proc << 32 | stacks_chain(st->sk, ds, ctx, proc);
+		uint64_t id = stacks_slot(st->sk, ds, ctx, proc);
 
 		offcpu_switch_out_id(st->off, sw.prev_pid, ds->time, add_wait, st->sk, id,
 				     &pr->samples);

@@ -460,6 +460,18 @@ uint32_t stacks_chain(struct stacks *sk, const struct perf_dlfilter_sample *samp
 	return node;
 }
 
+/* A count made by stacks_slot(), nothing added to it yet: never written. */
+#define UNCOUNTED ((fk_count)-1)
+
+/* Adds n to count i; n UNCOUNTED adds nothing. */
+static inline void bump(struct stacks *sk, uint32_t i, fk_count n)
+{
+	fk_count *c = &g_array_index(sk->counts, fk_count, i);
+
+	if (n != UNCOUNTED)
+		*c = *c == UNCOUNTED ? n : *c + n;
+}
+
 /* Adds n to the count of (proc, node); returns the count's index. */
 static uint32_t add(struct stacks *sk, uint32_t proc, uint32_t node, fk_count n)
 {
@@ -469,7 +481,7 @@ static uint32_t add(struct stacks *sk, uint32_t proc, uint32_t node, fk_count n)
 	if (added)
 		g_array_append_val(sk->counts, n);
 	else
-		g_array_index(sk->counts, fk_count, i) += n;
+		bump(sk, i, n);
 	return i;
 }
 
@@ -525,8 +537,9 @@ static void chain_grow(struct stacks *sk)
 		slot_put(sk->chain_slots, n, g_array_index(sk->chains, struct chain, id).hash, id);
 }
 
-void stacks_sample(struct stacks *sk, const struct perf_dlfilter_sample *sample, void *ctx,
-		   uint32_t proc, fk_count n)
+/* stacks_sample() and stacks_slot(): the count's index, n added to it. */
+static uint32_t sample_count(struct stacks *sk, const struct perf_dlfilter_sample *sample,
+			     void *ctx, uint32_t proc, fk_count n)
 {
 	struct memo *m = &sk->memo[(uint32_t)sample->cpu % MEMO_SLOTS];
 	uint64_t space = frame_cache_space(sk->fc), h;
@@ -537,8 +550,8 @@ void stacks_sample(struct stacks *sk, const struct perf_dlfilter_sample *sample,
 
 	if (m->count != NO_COUNT && m->proc == proc && m->space == space && m->nr == nr &&
 	    same_ips(m->ips, ips, nr)) {
-		g_array_index(sk->counts, fk_count, m->count) += n;
-		return;
+		bump(sk, m->count, n);
+		return m->count;
 	}
 	if ((sk->chains->len + 1) * 2 > sk->nchain_slots)
 		chain_grow(sk);
@@ -546,12 +559,12 @@ void stacks_sample(struct stacks *sk, const struct perf_dlfilter_sample *sample,
 	slot = chain_find(sk, h, space, proc, ips, nr);
 	if (sk->chain_slots[slot]) {
 		i = g_array_index(sk->chains, struct chain, SLOT_ID(sk->chain_slots[slot])).count;
-		g_array_index(sk->counts, fk_count, i) += n;
+		bump(sk, i, n);
 	} else {
 		i = add(sk, proc, stacks_chain(sk, sample, ctx, proc), n);
 		if (!sk->stable) {
 			m->count = NO_COUNT;
-			return;
+			return i;
 		}
 		/* a chain of a new run is often the only one: kept when
 		 * seen again */
@@ -567,7 +580,7 @@ void stacks_sample(struct stacks *sk, const struct perf_dlfilter_sample *sample,
 	}
 	if (nr > MEMO_MAX || nr != sample->raw_callchain_nr) {
 		m->count = NO_COUNT;
-		return;
+		return i;
 	}
 	m->space = space;
 	m->proc = proc;
@@ -575,6 +588,24 @@ void stacks_sample(struct stacks *sk, const struct perf_dlfilter_sample *sample,
 	m->count = i;
 	if (nr)
 		memcpy(m->ips, ips, nr * sizeof(*m->ips));
+	return i;
+}
+
+void stacks_sample(struct stacks *sk, const struct perf_dlfilter_sample *sample, void *ctx,
+		   uint32_t proc, fk_count n)
+{
+	sample_count(sk, sample, ctx, proc, n);
+}
+
+uint32_t stacks_slot(struct stacks *sk, const struct perf_dlfilter_sample *sample, void *ctx,
+		     uint32_t proc)
+{
+	return sample_count(sk, sample, ctx, proc, UNCOUNTED);
+}
+
+void stacks_add_at(struct stacks *sk, uint32_t slot, fk_count n)
+{
+	bump(sk, slot, n);
 }
 
 void stacks_key(struct stacks *sk, uint32_t proc, uint32_t node, GString *key)
@@ -614,6 +645,8 @@ void stacks_flush(struct stacks *sk)
 		uint64_t k = fk_idmap_key(sk->counted, i);
 		uint32_t proc = (uint32_t)(k >> 32);
 
+		if (g_array_index(sk->counts, fk_count, i) == UNCOUNTED)
+			continue;
 		stacks_key(sk, proc, (uint32_t)k, key);
 		/* the texts live as long as sk, which outlives the tables' use */
 		if (key->len)

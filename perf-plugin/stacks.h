@@ -80,6 +80,16 @@ void stacks_sample(struct stacks *sk, const struct perf_dlfilter_sample *sample,
 		   uint32_t proc, fk_count n);
 
 /*
+ * The count of a sample's chain for process proc, found as stacks_sample()
+ * finds it, to add to later with stacks_add_at() (off-CPU: when the wait
+ * ends); until something is added to it, stacks_flush() writes nothing.
+ * Valid until stacks_flush().
+ */
+uint32_t stacks_slot(struct stacks *sk, const struct perf_dlfilter_sample *sample, void *ctx,
+		     uint32_t proc);
+void stacks_add_at(struct stacks *sk, uint32_t slot, fk_count n);
+
+/*
  * Adds every count to its process's table, under its folded text, and
  * forgets them (a second call adds nothing).  The entries keep texts sk
  * owns (fold_table_add2_ref()): read the tables before stacks_free().

@@ -4,7 +4,8 @@
  * cached (a chain seen again, or a known kernel run under a new user run,
  * asks perf nothing); an address in no map named after the library mapped
  * there later, unless the recording maps nothing there for the process
- * (then it is looked up once); max_stack; a guest context; counts.
+ * (then it is looked up once); max_stack; a guest context; counts; a
+ * count added to later (stacks_slot()).
  * Built and run by test/scripts/plugin-unit.sh.
  */
 #include "../frames.c"
@@ -205,6 +206,39 @@ int main(void)
 			    "prog;main;[unknown] 24\n"
 			    "prog;main;plugin_entry 32\n"
 			    "other;main;work;do_syscall_64_[k];ksys_read_[k] 64\n");
+	teardown(&f);
+
+	/*
+	 * stacks_slot(): a count to add to later (off-CPU, when a wait
+	 * ends); one never added to is not written, one added 0 to is
+	 */
+	setup(&f, &names, 127);
+	{
+		struct perf_dlfilter_sample s = {
+			.size = sizeof(s), .pid = 100, .tid = 100, .cpu = 1,
+			.raw_callchain = chain, .raw_callchain_nr = 6,
+		};
+		uint32_t a, b, c;
+
+		frame_cache_note_comm(f.fc, 100, 100, "prog", 0);
+		a = stacks_slot(f.sk, &s, NULL, f.proc);
+		CHECK(stacks_slot(f.sk, &s, NULL, f.proc) == a);
+		s.raw_callchain_nr = 3;	/* the kernel's run alone */
+		b = stacks_slot(f.sk, &s, NULL, f.proc);
+		CHECK(b != a);
+		s.raw_callchain_nr = 6;
+		frame_cache_note_comm(f.fc, 200, 200, "other", 0);
+		c = stacks_slot(f.sk, &s, NULL, stacks_proc(f.sk, f.t, "other", 5, false));
+		CHECK(c != a && c != b);
+		stacks_add_at(f.sk, a, fk_count_from_u64(5));
+		stacks_add_at(f.sk, c, 0);
+		stacks_add_at(f.sk, a, fk_count_from_u64(2));
+	}
+	stacks_flush(f.sk);
+	g_string_truncate(out, 0);
+	fold_table_foreach(f.t, entry, out);
+	CHECK_STR(out->str, "prog;main;work;do_syscall_64_[k];ksys_read_[k] 7\n"
+			    "other;main;work;do_syscall_64_[k];ksys_read_[k] 0\n");
 	teardown(&f);
 
 	/* max_stack counts frames from the leaf, markers aside */
