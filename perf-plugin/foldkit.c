@@ -215,6 +215,8 @@ static bool check_recording(struct state *st)
 	char *path;
 	int fd = find_recording(&path);
 	GError *err = NULL;
+	uint64_t late;
+	unsigned procs;
 
 	if (fd < 0) {
 		warn("cannot find the perf.data file perf reads (a pipe?): "
@@ -241,6 +243,10 @@ static bool check_recording(struct state *st)
 		warn("the recording gives no times of its map changes (perf record -z, "
 		     "or no sample_id_all): a frame sampled during an exec may be "
 		     "named after the program before it");
+	else if ((late = perfdata_unordered(st->pd, &procs)))
+		warn("%" G_GUINT64_FORMAT " process record%s may reach perf after later samples (out of "
+		     "order): %u process%s resolved through perf at every sample, without "
+		     "caching", late, late == 1 ? "" : "s", procs, procs == 1 ? "" : "es");
 	return true;
 }
 

@@ -21,12 +21,16 @@ enum {
 	REC_COMM = 3,
 	REC_EXIT = 4,
 	REC_FORK = 7,
+	REC_SAMPLE = 9,
 	REC_MMAP2 = 10,
 	REC_LOST_SAMPLES = 13,
+	REC_USER = 64,		/* perf's own from here: never time-ordered */
 	REC_HEADER_ATTR = 64,	/* a pipe file's event attributes */
 	REC_TRACING_DATA = 66,	/* followed by the tracing data (pipe files) */
+	REC_FINISHED_ROUND = 68,
 	REC_AUXTRACE = 71,	/* followed by the trace */
 	REC_COMPRESSED = 81,
+	REC_FINISHED_INIT = 82,
 };
 #define MISC_EXEC (1 << 13)	/* COMM: at exec; MMAP: a data mapping */
 #define PROT_X 4
@@ -37,11 +41,13 @@ enum {
 #define ATTR_MIN 48
 #define SAMPLE_ID_ALL (1ull << 18)	/* the flags' bit */
 enum {
-	S_TID = 1 << 1, S_TIME = 1 << 2, S_ID = 1 << 6, S_CPU = 1 << 7,
+	S_IP = 1 << 0, S_TID = 1 << 1, S_TIME = 1 << 2, S_ID = 1 << 6, S_CPU = 1 << 7,
 	S_STREAM_ID = 1 << 9, S_IDENTIFIER = 1 << 16,
 };
 /* the sample_type bits that shape the sample_id trailer of other records */
 #define S_TRAILER (S_TID | S_TIME | S_ID | S_CPU | S_STREAM_ID | S_IDENTIFIER)
+/* the sample_type bits that place a sample's time */
+#define S_HEAD (S_IDENTIFIER | S_IP | S_TID | S_TIME)
 
 /*
  * perf writes each CPU's records in order, but one CPU's after another's
@@ -61,6 +67,27 @@ struct thread {
 	bool own;		/* from its own COMM, not inherited */
 };
 
+/*
+ * When perf script may hand a record over late.  It queues every kernel
+ * record that has a time (util/ordered-events.c), and hands the queue
+ * over in time order only up to a limit: at each FINISHED_ROUND, the
+ * queue's latest time as of the round before (0 at first: nothing).  A
+ * record queued with a time below the last one already handed over
+ * ("out of order" to perf) goes out at the next flush, after samples of
+ * later times; one without a time (0) goes out at once, before samples
+ * still queued.  The limit is a time read before the round before, so
+ * the latest time read by then bounds what perf has handed over: a
+ * record below that bound may be late.  perf's other flushes: HALF (when the queue's memory passes
+ * max_alloc_size; perf script never sets it, so only a failed malloc),
+ * TIME (auxtrace decoders), FINAL (the end); FINISHED_INIT is taken as a
+ * flush of everything read, which can only make the bound higher.
+ */
+struct order {
+	uint64_t seen;		/* the latest time read so far */
+	uint64_t next;		/* seen, at the last round */
+	uint64_t bound;		/* perf handed over nothing later */
+};
+
 struct perfdata {
 	char *name;
 	char *damage;
@@ -78,6 +105,11 @@ struct perfdata {
 	bool trailer_mixed;	/* they do not: no record times */
 	GHashTable *changes;	/* pid -> struct changes */
 	GHashTable *renames;	/* tid -> struct changes: its name's */
+	uint64_t head;		/* the attributes' S_HEAD bits, if all agree */
+	bool head_mixed;	/* they do not: samples' times unknown */
+	struct order order;	/* perf's flushes, as far as the file shows */
+	uint64_t unordered;	/* records perf may hand over late */
+	GHashTable *late;	/* pid -> 1: processes of those records */
 };
 
 /*
@@ -299,6 +331,9 @@ static void on_attr(struct perfdata *pd, const uint8_t *a, size_t n)
 		return;
 	}
 	trailer = u64(a + ATTR_FLAGS) & SAMPLE_ID_ALL ? u64(a + ATTR_SAMPLE_TYPE) & S_TRAILER : 0;
+	if (pd->attrs && (u64(a + ATTR_SAMPLE_TYPE) & S_HEAD) != pd->head)
+		pd->head_mixed = true;
+	pd->head = u64(a + ATTR_SAMPLE_TYPE) & S_HEAD;
 	if (pd->attrs++ && trailer != pd->trailer)
 		pd->trailer_mixed = true;
 	pd->trailer = trailer;
@@ -453,6 +488,66 @@ static size_t min_payload(uint32_t type)
 	}
 }
 
+/*
+ * The time perf queues a kernel record under (n payload bytes): a
+ * sample's from its head (identifier, ip, tid, time, as sample_type has
+ * them), another's from its sample_id trailer; false when the
+ * recording does not say where it is.
+ */
+static bool queue_time(const struct perfdata *pd, uint32_t type, const uint8_t *p, size_t n,
+		       uint64_t *time)
+{
+	uint64_t h = pd->head;
+	size_t at = 8 * (size_t)(!!(h & S_IDENTIFIER) + !!(h & S_IP) + !!(h & S_TID));
+
+	if (type != REC_SAMPLE)
+		return trailer_time(pd, p, n, type == REC_FORK || type == REC_EXIT ? 24
+					      : min_payload(type), time);
+	if (!pd->attrs || pd->head_mixed || !(h & S_TIME) || n < at + 8)
+		return false;
+	*time = u64(p + at);
+	return true;
+}
+
+/* What a FINISHED_ROUND (or FINISHED_INIT, all) lets perf hand over. */
+static void on_round(struct perfdata *pd, bool all)
+{
+	struct order *o = &pd->order;
+
+	o->bound = MAX(o->bound, all ? o->seen : o->next);
+	o->next = o->seen;
+}
+
+/* Forgets the generations of id's names or maps: perf's may change late. */
+static void forget_times(GHashTable *table, int id)
+{
+	struct changes *c;
+
+	if (id <= 0)
+		return;
+	c = changes_of(table, id);
+	c->overflow = true;
+	g_array_set_size(c->times, 0);
+	g_array_set_size(c->mmaps, 0);
+}
+
+/*
+ * A COMM, FORK, EXIT or MMAP of thread tid of process pid that perf may
+ * hand over after later samples (struct order): no time is trusted for
+ * the thread's name or the process's maps.
+ */
+static void check_order(struct perfdata *pd, uint64_t time, int pid, int tid)
+{
+	/* perf hands a record of time 0 or ~0 over at once (-ETIME) */
+	if (time >= pd->order.bound && time != UINT64_MAX)
+		return;
+	pd->unordered++;
+	forget_times(pd->renames, tid);
+	forget_times(pd->changes, pid);
+	if (pid > 0)
+		g_hash_table_add(pd->late, GINT_TO_POINTER(pid));
+}
+
 /* Walks the records in [off, end): names, losses, and whether all are whole. */
 static void walk(struct perfdata *pd, struct reader *r, uint64_t off, uint64_t end)
 {
@@ -460,8 +555,9 @@ static void walk(struct perfdata *pd, struct reader *r, uint64_t off, uint64_t e
 		const uint8_t *h = end - off >= 8 ? get(r, off, 8) : NULL;
 		uint32_t type;
 		unsigned misc, size;
-		uint64_t extra = 0;
+		uint64_t extra = 0, t;
 		const uint8_t *p;
+		bool timed;
 
 		if (!h) {
 			if (!r->error)
@@ -492,6 +588,23 @@ static void walk(struct perfdata *pd, struct reader *r, uint64_t off, uint64_t e
 		if (!(p = get(r, off, size)))
 			return;
 		p += 8;
+		if (type < REC_USER) {
+			timed = queue_time(pd, type, p, size - 8, &t);
+			if (!timed && (type == REC_FORK || type == REC_EXIT) && size - 8 >= 24) {
+				/* what the generations go by (perf: the same) */
+				t = u64(p + 16);
+				timed = true;
+			}
+			if (timed)
+				pd->order.seen = MAX(pd->order.seen, t);
+			else if (type == REC_SAMPLE)
+				pd->order.seen = UINT64_MAX;	/* may be any */
+			/* (a record without its time: no times are used) */
+			if (timed && (type == REC_COMM || type == REC_MMAP || type == REC_MMAP2))
+				check_order(pd, t, (int)u32(p), (int)u32(p + 4));
+			else if (timed && (type == REC_FORK || type == REC_EXIT))
+				check_order(pd, t, (int)u32(p), (int)u32(p + 8));
+		}
 		switch (type) {
 		case REC_COMM:
 			on_comm(pd, p, size - 8, misc);
@@ -515,6 +628,10 @@ static void walk(struct perfdata *pd, struct reader *r, uint64_t off, uint64_t e
 			break;
 		case REC_LOST:
 			pd->lost += u64(p + 8);
+			break;
+		case REC_FINISHED_ROUND:
+		case REC_FINISHED_INIT:
+			on_round(pd, type == REC_FINISHED_INIT);
 			break;
 		case REC_LOST_SAMPLES:
 			pd->lost_samples += u64(p);
@@ -897,6 +1014,7 @@ struct perfdata *perfdata_read(int fd, const char *name, GError **err)
 	pd->parents = g_hash_table_new(g_direct_hash, g_direct_equal);
 	pd->changes = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free_changes);
 	pd->renames = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free_changes);
+	pd->late = g_hash_table_new(g_direct_hash, g_direct_equal);
 	if (hsize == PIPE_HEADER) {
 		/* records up to the end; a cut shows as a last record cut short */
 		pd->pipe = true;
@@ -943,6 +1061,7 @@ void perfdata_free(struct perfdata *pd)
 	g_hash_table_destroy(pd->parents);
 	g_hash_table_destroy(pd->changes);
 	g_hash_table_destroy(pd->renames);
+	g_hash_table_destroy(pd->late);
 	g_free(pd);
 }
 
@@ -1014,6 +1133,12 @@ bool perfdata_may_map(const struct perfdata *pd, int pid, uint64_t addr)
 		pid = GPOINTER_TO_INT(ppid);
 	}
 	return true;
+}
+
+uint64_t perfdata_unordered(const struct perfdata *pd, unsigned *processes)
+{
+	*processes = g_hash_table_size(pd->late);
+	return pd->unordered;
 }
 
 bool perfdata_has_map_times(const struct perfdata *pd)

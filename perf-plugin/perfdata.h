@@ -121,7 +121,8 @@ bool perfdata_may_map(const struct perfdata *pd, int pid, uint64_t addr);
  * the parts of older ones it overlaps; an exec's COMM drops nothing) and
  * at the FORK that makes it (a copy of its parent's), each at its time
  * (the records' sample_id, perf record's default).  perf script hands
- * samples and these records over in time order.
+ * samples and these records over in time order, but for the records of
+ * perfdata_unordered().
  *
  * perfdata_has_map_times() is false when the file does not give every
  * such record's time (no sample_id_all or no time in it; event
@@ -132,8 +133,9 @@ bool perfdata_may_map(const struct perfdata *pd, int pid, uint64_t addr);
  * many changes came before it, numbered from 0, the same for every
  * sample until the next change, whose time *until gets (UINT64_MAX when
  * none).  PERFDATA_NO_GEN when a change has the sample's very time
- * (perf's order of the two is unknown) or the process changed its maps
- * more than 4096 times (not all kept): its addresses then name no
+ * (perf's order of the two is unknown), the process changed its maps
+ * more than 4096 times (not all kept), or a record of it may reach perf
+ * late (perfdata_unordered()): its addresses then name no
  * generation's frames; *until is time.
  */
 #define PERFDATA_NO_GEN UINT32_MAX
@@ -150,5 +152,18 @@ uint32_t perfdata_map_gen(const struct perfdata *pd, int pid, uint64_t time, uin
  * perfdata_has_map_times() is true.
  */
 uint32_t perfdata_name_gen(const struct perfdata *pd, int tid, uint64_t time, uint64_t *until);
+
+/*
+ * perf script hands records over in time order only as far as the
+ * file's PERF_RECORD_FINISHED_ROUND records let it (util/ordered-events.c):
+ * a record written after perf has handed over a later time goes out late,
+ * after samples of later times ("N out of order events").  The number of
+ * COMM, FORK, EXIT, MMAP and MMAP2 records that may (a superset of
+ * perf's own count of them), and in *processes how many processes they
+ * touch: perfdata_map_gen() of those processes and perfdata_name_gen()
+ * of the records' threads give PERFDATA_NO_GEN at every time (perf's
+ * view changes when it gets the record, not at the record's time).
+ */
+uint64_t perfdata_unordered(const struct perfdata *pd, unsigned *processes);
 
 #endif

@@ -121,6 +121,20 @@ static void comm_timed(GByteArray *b, uint32_t pid, uint32_t tid, const char *na
 	record(b, REC_COMM, exec ? MISC_EXEC : 0, p, sizeof(p));
 }
 
+/* A sample of tid at time, as attr() shapes it: identifier, ip, tid, time, cpu. */
+static void sample_timed(GByteArray *b, uint32_t pid, uint32_t tid, uint64_t time)
+{
+	uint64_t p[5] = { 42, 0x400100, pid | (uint64_t)tid << 32, time, 1 };
+
+	record(b, REC_SAMPLE, 0, p, sizeof(p));
+}
+
+/* perf's PERF_RECORD_FINISHED_ROUND: a header only */
+static void round_(GByteArray *b)
+{
+	record(b, REC_FINISHED_ROUND, 0, NULL, 0);
+}
+
 /* A file header for data at [104, 104 + size), features after it. */
 static GByteArray *file_header(void)
 {
@@ -446,6 +460,78 @@ int main(void)
 		CHECK(perfdata_map_gen(pd, 43, 1, &until) == 0 && until == 5);
 	}
 	perfdata_free(pd);
+	g_byte_array_unref(c);
+
+	/*
+	 * perf hands records over in time order only up to what each
+	 * FINISHED_ROUND lets it: the latest time read before the round
+	 * before.  A record below that may reach it after later samples:
+	 * its thread's names and its process's maps have no generations.
+	 */
+	c = g_byte_array_new();
+	g_byte_array_append(c, (const guint8 *)"PERFILE2", 8);
+	put64(c, 16);
+	attr(c, true);
+	comm_timed(c, 5, 5, "a", false, 10);
+	mmap2_timed(c, 5, "/usr/bin/a", 20);
+	mmap2_timed(c, 8, "/usr/bin/h", 20);
+	sample_timed(c, 5, 5, 100);
+	sample_timed(c, 5, 5, 200);
+	comm_timed(c, 6, 6, "early", false, 50);	/* no round yet: in order */
+	round_(c);					/* hands over nothing */
+	sample_timed(c, 5, 5, 300);
+	mmap2_timed(c, 7, "/usr/bin/g", 150);		/* still queued with 200: in order */
+	round_(c);					/* hands over up to 200 */
+	comm_timed(c, 5, 5, "b", false, 150);		/* late: 150 < 200 */
+	mmap2_timed_at(c, 8, "/usr/bin/i", 199, 0x400000, 0x10);	/* late */
+	comm_timed(c, 6, 6, "c", false, 200);		/* not before 200: in order */
+	record(c, REC_FORK, 0, (uint32_t[]){ 9, 5, 9, 5, 120, 0 }, 24);	/* late */
+	sample_timed(c, 5, 5, 400);
+	pd = read_bytes(c, &err);
+	CHECK(pd && !perfdata_damage(pd) && perfdata_has_map_times(pd));
+	if (pd) {
+		uint64_t until;
+		unsigned procs = 0;
+
+		CHECK(perfdata_unordered(pd, &procs) == 3 && procs == 3);
+		CHECK(perfdata_name_gen(pd, 5, 12, &until) == PERFDATA_NO_GEN && until == 12);
+		CHECK(perfdata_name_gen(pd, 5, 500, &until) == PERFDATA_NO_GEN && until == 500);
+		CHECK(perfdata_map_gen(pd, 5, 250, &until) == PERFDATA_NO_GEN && until == 250);
+		CHECK(perfdata_map_gen(pd, 8, 100, &until) == PERFDATA_NO_GEN && until == 100);
+		CHECK(perfdata_map_gen(pd, 9, 130, &until) == PERFDATA_NO_GEN && until == 130);
+		CHECK(perfdata_name_gen(pd, 9, 130, &until) == PERFDATA_NO_GEN && until == 130);
+		/* the others keep theirs */
+		CHECK(perfdata_name_gen(pd, 6, 100, &until) == 1 && until == 200);
+		CHECK(perfdata_map_gen(pd, 7, 100, &until) == 0 && until == UINT64_MAX);
+		CHECK(perfdata_name_gen(pd, 7, 100, &until) == 0 && until == UINT64_MAX);
+	}
+	perfdata_free(pd);
+	/* without the rounds perf sorts the whole file: nothing is late */
+	{
+		GByteArray *d = g_byte_array_new();
+		size_t at = 16;
+
+		g_byte_array_append(d, c->data, 16);
+		while (at < c->len) {
+			uint16_t size;
+
+			memcpy(&size, c->data + at + 6, 2);
+			if (u32(c->data + at) != REC_FINISHED_ROUND)
+				g_byte_array_append(d, c->data + at, size);
+			at += size;
+		}
+		pd = read_bytes(d, &err);
+		CHECK(pd && !perfdata_damage(pd) && perfdata_has_map_times(pd));
+		if (pd) {
+			uint64_t until;
+			unsigned procs = 1;
+
+			CHECK(perfdata_unordered(pd, &procs) == 0 && procs == 0);
+			CHECK(perfdata_name_gen(pd, 5, 100, &until) == 1 && until == 150);
+		}
+		perfdata_free(pd);
+		g_byte_array_unref(d);
+	}
 	g_byte_array_unref(c);
 
 	/* without the records' times (no sample_id_all), none are known */
