@@ -12,7 +12,8 @@
  * thread's) or an executable's file name (no '/'), for the pids the
  * records mention and for pids they do not; a process's maps' generation
  * never goes back in time, holds until the time it gives, and a change
- * comes at that time.
+ * comes at that time; the records perf may hand over late touch no more
+ * processes than there are of them, the same when read again.
  */
 #include "fuzz.h"
 
@@ -98,7 +99,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	GError *err = NULL;
 	struct perfdata *pd, *again;
-	uint64_t first, last, first2, last2, lost, lost_samples;
+	uint64_t first, last, first2, last2, lost, lost_samples, late;
+	unsigned procs, procs2;
 	const char *damage;
 
 	pd = read_path(fuzz_file(data, size), &err);
@@ -113,6 +115,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(!damage || g_str_has_prefix(damage, "fuzz.data: "), "damage '%s'", damage);
 	check_names(pd, data, size);
 	perfdata_lost(pd, &lost, &lost_samples);
+	late = perfdata_unordered(pd, &procs);
+	FUZZ_CHECK(procs <= late, "%u processes of %lu late records", procs, (unsigned long)late);
 
 	/* the same bytes read again give the same */
 	again = read_path(fuzz_file(data, size), &err);
@@ -121,6 +125,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(perfdata_sample_times(pd, &first, &last) ==
 		   perfdata_sample_times(again, &first2, &last2) &&
 		   first == first2 && last == last2, "sample times differ");
+	FUZZ_CHECK(perfdata_unordered(again, &procs2) == late && procs2 == procs,
+		   "late records differ");
 	perfdata_free(again);
 
 	/* a whole file cut inside its data section is cut short */
