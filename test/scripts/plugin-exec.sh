@@ -11,11 +11,7 @@
 set -u
 . "$(dirname "$0")/plugin-lib.sh"
 
-for p in a b; do
-	cc -O1 -g -fno-omit-frame-pointer -static -no-pie -DSYS=sys_$p -o "$T/exechop-$p" \
-		"$ROOT/test/workloads/exechop.c" 2>"$T/cc.err" ||
-		unavailable "cannot link a static program (libc.a): $(head -3 "$T/cc.err")"
-done
+build_exechop
 "$T/exechop-a" 0 2 "$T/exechop-a" "$T/exechop-b" || fail "exechop does not run"
 
 perf record -q -g -e cpu-clock -c 20000 -o "$T/exec.data" -- \

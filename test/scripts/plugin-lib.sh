@@ -48,6 +48,16 @@ W=$T/fkwork
 cc -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -pthread -o "$W" "$ROOT/test/workloads/fkwork.c" ||
 	{ echo "cannot build the workload" >&2; exit 1; }
 
+# build_exechop: $T/exechop-a and $T/exechop-b (test/workloads/exechop.c)
+build_exechop() {
+	local p
+	for p in a b; do
+		cc -O1 -g -fno-omit-frame-pointer -static -no-pie -DSYS=sys_$p -o "$T/exechop-$p" \
+			"$ROOT/test/workloads/exechop.c" 2>"$T/cc.err" ||
+			unavailable "cannot link a static program (libc.a): $(head -3 "$T/cc.err")"
+	done
+}
+
 # plugin DATA [DLARG...]: the plugin's output for DATA; perf script gets
 # $SCRIPT_ARGS too (split at blanks)
 plugin() {

@@ -12,11 +12,7 @@
 set -u
 . "$(dirname "$0")/plugin-lib.sh"
 
-for p in a b; do
-	cc -O1 -g -fno-omit-frame-pointer -static -no-pie -DSYS=sys_$p -o "$T/exechop-$p" \
-		"$ROOT/test/workloads/exechop.c" 2>"$T/cc.err" ||
-		unavailable "cannot link a static program (libc.a): $(head -3 "$T/cc.err")"
-done
+build_exechop
 cc -O1 -o "$T/late" "$ROOT/test/workloads/perfdata-late.c" || fail "perfdata-late does not build"
 
 # small buffers (-m 4): perf record drains them often, a round each time
