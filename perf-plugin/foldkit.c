@@ -650,24 +650,21 @@ static void add_wait(void *sk, uint64_t id, fk_count weight)
 	stacks_add_at(sk, (uint32_t)id, weight);
 }
 
-/* A sched_switch sample that perf script's selection kept. */
+/* A sched_switch sample that perf script's selection kept, sw its
+ * decoded switch, one offcpu_wanted() (fold() decides). */
 static void on_switch(struct state *st, const struct perf_dlfilter_sample *ds,
 		      void *ctx, const struct perf_event_attr *attr,
-		      const char *comm, struct profile *pr)
+		      const char *comm, struct profile *pr, const struct sched_switch *sw)
 {
-	struct sched_switch sw;
 	struct perf_sample s;
 	const uint32_t *ids;
 
-	/* (a thread without a pid: counted by fold()) */
-	if (!decode_switch(st, ds, &sw) || !offcpu_wanted(st->off, &sw))
-		return;
 	if (st->sk && (!attr || (attr->sample_type & PERF_SAMPLE_CALLCHAIN))) {
 		uint32_t proc = proc_of(st, pr, ds, comm);
 
 		uint64_t id = stacks_slot(st->sk, ds, ctx, proc);
 
-		offcpu_switch_out_id(st->off, sw.prev_pid, ds->time, add_wait, st->sk, id,
+		offcpu_switch_out_id(st->off, sw->prev_pid, ds->time, add_wait, st->sk, id,
 				     &pr->samples);
 		return;
 	}
@@ -680,11 +677,11 @@ static void on_switch(struct state *st, const struct perf_dlfilter_sample *ds,
 		copy_frames(st, &s);
 		collapser_stack_key(pr->c, &s, st->key);
 	}
-	offcpu_switch_out(st->off, sw.prev_pid, ds->time, collapser_table(pr->c),
+	offcpu_switch_out(st->off, sw->prev_pid, ds->time, collapser_table(pr->c),
 			  st->key->str, st->key->len, &pr->samples);
 	if (st->ex) {	/* weighed when the wait is counted */
 		copy_frames(st, &s);
-		g_hash_table_insert(st->sample_tid, GINT_TO_POINTER(sw.prev_pid),
+		g_hash_table_insert(st->sample_tid, GINT_TO_POINTER(sw->prev_pid),
 				    GINT_TO_POINTER(ds->tid));
 		exports_sample(st->ex, ds, attr, comm, NULL, st->key->str, st->key->len,
 			       s.frames, s.nframes, 0);
@@ -702,6 +699,8 @@ static int fold(struct state *st, const struct perf_dlfilter_sample *ds, void *c
 	const uint32_t *ids;
 	fk_count n;
 	struct fold_entry *e;
+	struct sched_switch sw;
+	bool wanted = false;	/* off-CPU: a switch counted (state=) */
 
 	if (st->failed)
 		return -1;
@@ -722,8 +721,7 @@ static int fold(struct state *st, const struct perf_dlfilter_sample *ds, void *c
 		return 1;
 	}
 	if (st->o.offcpu) {
-		struct sched_switch sw;
-		bool wanted = decode_switch(st, ds, &sw) && offcpu_wanted(st->off, &sw);
+		wanted = decode_switch(st, ds, &sw) && offcpu_wanted(st->off, &sw);
 
 		/*
 		 * a thread without a pid in the recording (the idle task,
@@ -748,7 +746,8 @@ static int fold(struct state *st, const struct perf_dlfilter_sample *ds, void *c
 	}
 	pr = profiles_get(st->profiles, ds->pid, ds->tid, comm);
 	if (st->o.offcpu) {
-		on_switch(st, ds, ctx, attr, comm, pr);
+		if (wanted)
+			on_switch(st, ds, ctx, attr, comm, pr, &sw);
 		return 1;
 	}
 	if (st->sk && (!attr || (attr->sample_type & PERF_SAMPLE_CALLCHAIN))) {
