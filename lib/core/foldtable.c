@@ -321,21 +321,155 @@ static void sort_entries(struct fold_entry **v, size_t n)
 	g_free(a);
 }
 
+static inline bool entry_less(const struct fold_entry *a, const struct fold_entry *b)
+{
+	return stack_cmp(a->stack, a->len, b->stack, b->len) < 0;
+}
+
+/*
+ * How many of the ascending a[0..n) sort before the stack x (none equals it: the
+ * table's stacks are distinct).  A galloping search, 1, 2, 4 ... ahead
+ * and then halving: about 2 log2 k comparisons for a block of k, so two
+ * runs that interleave in long blocks merge in few comparisons.
+ */
+static size_t count_before(struct fold_entry *const *a, size_t n,
+			   const char *x, size_t xlen)
+{
+	size_t lo = 0, step = 1, hi;
+
+	while (lo + step - 1 < n &&
+	       stack_cmp(a[lo + step - 1]->stack, a[lo + step - 1]->len, x, xlen) < 0) {
+		lo += step;
+		step *= 2;
+	}
+	hi = lo + step - 1 < n ? lo + step - 1 : n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (stack_cmp(a[mid]->stack, a[mid]->len, x, xlen) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+struct run {
+	struct fold_entry **p, **end;	/* what is left of a run */
+	const char *s;			/* p[0]'s stack, at hand */
+	size_t len;
+};
+
+static inline bool run_less(const struct run *a, const struct run *b)
+{
+	return stack_cmp(a->s, a->len, b->s, b->len) < 0;
+}
+
+static inline void run_head(struct run *r)
+{
+	r->s = r->p[0]->stack;
+	r->len = r->p[0]->len;
+}
+
+/* Restores the heap order of h[0..n) (least head first) below h[i]. */
+static void sift_down(struct run *h, size_t n, size_t i)
+{
+	struct run x = h[i];
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && run_less(&h[c + 1], &h[c]))
+			c++;
+		if (!run_less(&h[c], &x))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = x;
+}
+
+/*
+ * Merges the ascending runs of v[0..n) that start at run[0..nrun) into
+ * out[0..n).  A heap holds the runs by their first stack: the least run
+ * gives every stack that sorts before the least of the others' first
+ * stacks at once (found by galloping), so runs that interleave in blocks
+ * cost a few comparisons per block rather than per stack.
+ */
+static void merge_all(struct fold_entry **v, size_t n, const size_t *run, size_t nrun,
+		      struct fold_entry **out)
+{
+	struct run *h = g_new(struct run, nrun);
+
+	for (size_t r = 0; r < nrun; r++) {
+		h[r] = (struct run){ .p = v + run[r], .end = v + (r + 1 < nrun ? run[r + 1] : n) };
+		run_head(&h[r]);
+	}
+	for (size_t i = nrun / 2; i-- > 0;)
+		sift_down(h, nrun, i);
+	while (nrun > 1) {
+		const struct run *next = nrun > 2 && run_less(&h[2], &h[1]) ? &h[2] : &h[1];
+		size_t k = 1 + count_before(h[0].p + 1, (size_t)(h[0].end - h[0].p) - 1,
+					    next->s, next->len);
+
+		memcpy(out, h[0].p, k * sizeof(*out));
+		out += k;
+		h[0].p += k;
+		if (h[0].p == h[0].end)
+			h[0] = h[--nrun];
+		else
+			run_head(&h[0]);
+		sift_down(h, nrun, 0);
+	}
+	memcpy(out, h[0].p, (size_t)(h[0].end - h[0].p) * sizeof(*out));
+	g_free(h);
+}
+
+/* Merging runs beats sorting while they are this long on average. */
+#define MERGE_MIN_RUN 16
+
 struct fold_entry **fold_table_sorted(const struct fold_table *t, size_t *n)
 {
 	struct fold_entry **v = g_new(struct fold_entry *, t->n + 1), **p = v;
-	size_t i = 1;
+	size_t *run = NULL, nrun = 1, cap = 0;
 
 	fold_table_foreach(t, collect, &p);
 	*p = NULL;
-	/* Entries come in insertion order, which is already sorted when the
+	/*
+	 * Entries come in insertion order, which is already sorted when the
 	 * input is another tool's output (kfold, fgrep-stacks after
-	 * fp-collapse): checking costs n-1 comparisons, sorting more. */
-	while (i < t->n && stack_cmp(v[i - 1]->stack, v[i - 1]->len, v[i]->stack,
-				     v[i]->len) < 0)
-		i++;
-	if (i < t->n)
+	 * fp-collapse), or made of a few long sorted runs when it is such
+	 * outputs put together: finding the runs costs n-1 comparisons, and
+	 * merging them far fewer than sorting.  Short runs are sorted.
+	 */
+	for (size_t i = 1; i < t->n; i++) {
+		if (!entry_less(v[i - 1], v[i])) {
+			if (nrun * MERGE_MIN_RUN > t->n) {
+				nrun = 0;	/* too many: sort */
+				break;
+			}
+			if (nrun + 1 > cap) {
+				cap = cap ? cap * 2 : 64;
+				run = g_renew(size_t, run, cap);
+			}
+			if (nrun == 1)
+				run[0] = 0;
+			run[nrun++] = i;
+		}
+	}
+	if (nrun == 0) {
 		sort_entries(v, t->n);
+	} else if (nrun > 1) {
+		struct fold_entry **out = g_new(struct fold_entry *, t->n + 1);
+
+		merge_all(v, t->n, run, nrun, out);
+		out[t->n] = NULL;
+		g_free(v);
+		v = out;
+	}
+	g_free(run);
 	if (n)
 		*n = t->n;
 	return v;

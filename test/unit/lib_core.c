@@ -226,6 +226,82 @@ static void free_gstring(gpointer p)
 }
 
 /*
+ * fold_table_sorted() on tables filled in sorted runs, as when sorted
+ * files are put together (it merges the runs rather than sorting):
+ * against qsort() on the same keys, for one run, a few long ones, runs
+ * that take keys at random or in blocks from the whole range, runs of one
+ * key, and runs too short to merge (sorted instead).
+ */
+static void test_table_sort_runs(void)
+{
+	GRand *rnd = g_rand_new_with_seed(18);
+	static const char alphabet[] = { 'a', 'b', ';', '\0', '\xff', '_' };
+
+	for (int round = 0; round < 60; round++) {
+		struct fold_table *t = fold_table_new();
+		GPtrArray *keys = g_ptr_array_new_with_free_func(free_gstring);
+		int nkeys = g_rand_int_range(rnd, 1, round < 40 ? 2000 : 40000);
+		int prefix = g_rand_int_range(rnd, 0, 70);
+		int k = g_rand_int_range(rnd, 2, (int)sizeof(alphabet) + 1);
+		/* up to a run per 8 keys: past one per 16, they are sorted */
+		int nruns = round % 6 == 0 ? 1 : g_rand_int_range(rnd, 1, nkeys / 8 + 2);
+		bool blocks = g_rand_boolean(rnd);
+		int *run_of;
+		struct fold_entry **v;
+		size_t n, same = 0;
+
+		for (int i = 0; i < nkeys; i++) {
+			GString *key = g_string_new(NULL);
+			int len = g_rand_int_range(rnd, 0, 40);
+
+			if (g_rand_boolean(rnd))
+				g_string_append_len(key, "process-1234/1234;main;loop;work;more;and"
+							 "more;and;more;frames;to;share;here;x", prefix);
+			for (int j = 0; j < len; j++)
+				g_string_append_c(key, alphabet[g_rand_int_range(rnd, 0, k)]);
+			g_ptr_array_add(keys, key);
+		}
+		qsort(keys->pdata, keys->len, sizeof(void *), cmp_bytes);
+		/* distinct keys only, each given a run */
+		for (guint i = 1; i < keys->len;)
+			if (cmp_bytes(&keys->pdata[i - 1], &keys->pdata[i]) == 0)
+				g_ptr_array_remove_index(keys, i);
+			else
+				i++;
+		run_of = g_new(int, keys->len);
+		for (guint i = 0, r = 0; i < keys->len; i++) {
+			if (!blocks)
+				r = (guint)g_rand_int_range(rnd, 0, nruns);
+			else if (g_rand_int_range(rnd, 0, 20) == 0)	/* a new block */
+				r = (guint)g_rand_int_range(rnd, 0, nruns);
+			run_of[i] = (int)r;
+		}
+		/* each run's keys in order, the runs one after the other */
+		for (int r = 0; r < nruns; r++)
+			for (guint i = 0; i < keys->len; i++)
+				if (run_of[i] == r) {
+					GString *key = g_ptr_array_index(keys, i);
+
+					fold_table_add(t, key->str, key->len, FK_COUNT_ONE);
+				}
+		v = fold_table_sorted(t, &n);
+		CHECK(n == keys->len);
+		for (size_t i = 0; i < n && i < keys->len; i++) {
+			GString *key = g_ptr_array_index(keys, i);
+			same += v[i]->len == key->len && memcmp(v[i]->stack, key->str, key->len) == 0;
+		}
+		CHECK(same == keys->len);
+		CHECK(v[n] == NULL);
+		g_free(v);
+		g_free(run_of);
+		g_ptr_array_free(keys, TRUE);
+		fold_table_free(t);
+	}
+	g_rand_free(rnd);
+}
+
+
+/*
  * stack_sort() with common prefixes, against qsort() on the same kind of
  * keys, with repeated keys (a flame graph's references):
  * the order, and lcp[i] the bytes v[i] shares with v[i - 1].
@@ -389,6 +465,7 @@ int main(void)
 	test_folded();
 	test_table();
 	test_table_sort_random();
+	test_table_sort_runs();
 	test_stack_sort_lcp();
 	test_reader();
 	test_strmap();
