@@ -41,6 +41,7 @@ struct fold_table {
 	char *arena;
 	size_t arena_left;
 	fk_count total[2];
+	struct fold_entry *last;	/* the entry added to last */
 };
 
 static inline uint64_t load64(const unsigned char *p)
@@ -227,10 +228,20 @@ static struct slot *lookup(const struct fold_table *t, uint64_t h,
 static struct fold_entry *add(struct fold_table *t, const char *stack,
 			      size_t len, fk_count c0, fk_count c1, bool copy)
 {
-	uint64_t h = fk_hash_bytes(stack, len);
-	struct slot *s = lookup(t, h, stack, len);
-	struct fold_entry *e = s->e;
+	uint64_t h;
+	struct slot *s;
+	struct fold_entry *e = t->last;
 
+	/*
+	 * Sorted input that a filter changes (kfold folding kernel frames,
+	 * fgrep-stacks removing them) makes the same stack of lines in a
+	 * row: the entry added to last needs no hash and no probe.
+	 */
+	if (e && e->len == len && memcmp(e->stack, stack, len) == 0)
+		goto found;
+	h = fk_hash_bytes(stack, len);
+	s = lookup(t, h, stack, len);
+	e = s->e;
 	if (!e) {
 		if (t->block_used == ENTRY_BLOCK) {
 			g_ptr_array_add(t->blocks, g_new(struct fold_entry, ENTRY_BLOCK));
@@ -246,6 +257,8 @@ static struct fold_entry *add(struct fold_table *t, const char *stack,
 		if (++t->n * 4 > (t->mask + 1) * 3)
 			grow(t);
 	}
+	t->last = e;
+found:
 	e->count[0] += c0;
 	e->count[1] += c1;
 	t->total[0] += c0;

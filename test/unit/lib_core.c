@@ -152,6 +152,25 @@ static void test_table(void)
 	CHECK(fold_table_size(t) == 7 + 100000);
 	CHECK(fold_table_find(t, "k;99999", 7)->count[1] == 2);
 	fold_table_free(t);
+
+	/* the same stack in a row (added without a lookup), then one of the
+	 * same length, a longer one, and the first again */
+	t = fold_table_new();
+	const char *row[] = { "x;y", "x;y", "x;z", "x;y", "x;yy", "x;yy", "x;y" };
+	for (size_t i = 0; i < G_N_ELEMENTS(row); i++) {
+		char copy[8];
+
+		strcpy(copy, row[i]);	/* not the same pointer */
+		fold_table_add2(t, copy, strlen(copy), fk_count_from_u64(1u << i), i);
+	}
+	CHECK(fold_table_size(t) == 3);
+	CHECK(fold_table_find(t, "x;y", 3)->count[0] == fk_count_from_u64(1 + 2 + 8 + 64));
+	CHECK(fold_table_find(t, "x;y", 3)->count[1] == 0 + 1 + 3 + 6);
+	CHECK(fold_table_find(t, "x;z", 3)->count[0] == fk_count_from_u64(4));
+	CHECK(fold_table_find(t, "x;yy", 4)->count[0] == fk_count_from_u64(16 + 32));
+	CHECK(fold_table_total(t, 0) == fk_count_from_u64(127));
+	CHECK(fold_table_total(t, 1) == 21);
+	fold_table_free(t);
 }
 
 static int cmp_bytes(const void *a, const void *b)
