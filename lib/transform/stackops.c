@@ -588,6 +588,7 @@ enum kclass { K_KEEP, K_DROP, K_NAMED_KERNEL, K_NAME };
 
 struct kfolder {
 	struct kfold_opts o;
+	bool fast_kernel;	/* --kernel and nothing that kernel_tail() ignores */
 	struct frame_matcher **rm;
 	char **rname;
 	GString *out;
@@ -599,6 +600,7 @@ struct kfolder *kfolder_new(const struct kfold_opts *o, GError **err)
 
 	k->o = *o;
 	k->o.rules = NULL;
+	k->fast_kernel = o->kernel && !o->drop_kernel && !o->unknown && o->nrules == 0;
 	k->rm = g_new0(struct frame_matcher *, o->nrules + 1);
 	k->rname = g_new0(char *, o->nrules + 1);
 	k->out = g_string_new(NULL);
@@ -755,18 +757,62 @@ static inline void put(GString *out, size_t *n, const char *s, size_t len)
 	out->len = (size_t)(p - out->str);
 }
 
+/*
+ * kfold --kernel's usual stack: its first kernel frame starts a run of
+ * "NAME_[k]" frames to the leaf.  Returns the number of frames of
+ * tail[0..len) when every one is such a named kernel frame (no vDSO
+ * frame, and with --keep-entry an entry that is no placeholder), else 0:
+ * the frame-by-frame loop decides.  One test per ';', no frame split.
+ */
+static size_t kernel_tail(const struct kfolder *k, const char *tail, size_t len)
+{
+	static const char mark[4] = { '_', '[', 'k', ']' };
+	size_t frames = 1, from = 0;
+	const char *p;
+
+	if (len < 4 || memcmp(tail + len - 4, mark, 4) != 0 ||
+	    (k->o.keep_entry && tail[0] == '['))
+		return 0;
+	for (;;) {
+		/* the frame from..: not the vDSO's */
+		if ((tail[from] == '_' || tail[from] == '[') && is_vdso_frame(tail + from, len - from))
+			return 0;
+		if (!(p = memchr(tail + from, ';', len - from)))
+			return frames;
+		if ((size_t)(p - tail) < from + 4 || memcmp(p - 4, mark, 4) != 0)
+			return 0;
+		from = (size_t)(p - tail) + 1;
+		frames++;
+	}
+}
+
 const char *kfolder_apply(struct kfolder *k, const char *stack, size_t len,
 			  size_t *outlen)
 {
 	const char *run = NULL;	/* the name of the run being folded */
 	bool entry_only = false;	/* run printed as its entry frame so far */
-	size_t n = 0, start = kfold_first(k, stack, len);
+	size_t n = 0, start = kfold_first(k, stack, len), frames;
 	struct frame_iter it;
 	struct frame fr;
 
 	*outlen = len;
 	if (start == SIZE_MAX)
 		return stack;
+	/* what the loop below makes of a kernel run to the leaf */
+	if (k->fast_kernel && (frames = kernel_tail(k, stack + start, len - start))) {
+		size_t keep = start;
+
+		if (k->o.keep_entry) {
+			if (frames == 1)
+				return stack;
+			keep = (size_t)((const char *)memchr(stack + start, ';', len - start) - stack) + 1;
+		}
+		g_string_set_size(k->out, keep + 8);
+		memcpy(k->out->str, stack, keep);
+		memcpy(k->out->str + keep, "[kernel]", 8);
+		*outlen = k->out->len;
+		return k->out->str;
+	}
 	/* the frames before start are kept: copied at once, not split */
 	g_string_truncate(k->out, 0);
 	if (start)

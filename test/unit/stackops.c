@@ -311,6 +311,75 @@ static void test_kfold(void)
 	CHECK(frame_is_kernel("vdso_fault_[k]", 14));
 }
 
+/*
+ * kfold --kernel's shortcut for a run of named kernel frames to the leaf,
+ * against the frame-by-frame loop (which a rule that matches nothing
+ * forces) on random stacks of kernel, placeholder, vDSO, empty and
+ * look-alike frames: the same bytes, and the input itself when unchanged.
+ */
+static void test_kfold_kernel_random(void)
+{
+	static const char *user[] = { "p", "main", "", " ", "[unknown]", "k]", "[k]",
+				      "x_[k]y", "_[k]x", "__vdso", "[kernel]", "[kernel.kallsyms]",
+				      KK, "a b", "f_[k ]" };
+	static const char *kern[] = { "a_[k]", "_[k]", "do_syscall_64_[k]", "entry_SYSCALL_64_[k]",
+				      "vdso_fault_[k]", "_[k]_[k]", "[kernel.kallsyms]_[k]", KK "_[k]",
+				      "[[kernel.kallsyms] <ffff8100>]_[k]", "[x]_[k]",
+				      "__vdso_clock_gettime_[k]", "[[vdso]]_[k]", "__v_[k]", "[[vds_[k]" };
+	struct kfold_rule none[] = { { "(?!)", "X" } };
+	GRand *rnd = g_rand_new_with_seed(21);
+	GString *st = g_string_new(NULL);
+	size_t changed = 0, bad = 0;
+
+	for (int entry = 0; entry < 2; entry++) {
+		struct kfold_opts o = { .placeholders = true, .kernel = true, .keep_entry = entry };
+		struct kfold_opts r = o;
+		struct kfolder *k, *ref;
+
+		r.rules = none;
+		r.nrules = 1;
+		k = kfolder_new(&o, NULL);
+		ref = kfolder_new(&r, NULL);
+		for (int i = 0; i < 20000; i++) {
+			int nu = g_rand_int_range(rnd, 0, 4), nk = g_rand_int_range(rnd, 0, 6);
+			const char *a, *b;
+			size_t na, nb;
+
+			g_string_truncate(st, 0);
+			for (int j = 0; j < nu + nk; j++) {
+				/* user frames, then mostly kernel ones, now and then odd ones */
+				bool odd = g_rand_int_range(rnd, 0, 12) == 0;
+				const char **pool = (j < nu) != odd ? user : kern;
+				int n = pool == user ? (int)G_N_ELEMENTS(user) : (int)G_N_ELEMENTS(kern);
+				int pick = g_rand_int_range(rnd, 0, n);
+
+				/* the ordinary named frames most of the time */
+				if (pool == kern && g_rand_int_range(rnd, 0, 3))
+					pick = g_rand_int_range(rnd, 0, 4);
+				if (j)
+					g_string_append_c(st, ';');
+				g_string_append(st, pool[pick]);
+			}
+			a = kfolder_apply(k, st->str, st->len, &na);
+			changed += a != st->str;
+			b = kfolder_apply(ref, st->str, st->len, &nb);
+			if (na != nb || memcmp(a, b, na) != 0 || (a == st->str) != (b == st->str)) {
+				if (bad++ < 5)
+					fprintf(stderr, "kfold --kernel%s '%s': got '%.*s'%s, want '%.*s'%s\n",
+						entry ? " --keep-entry" : "", st->str, (int)na, a,
+						a == st->str ? " (same)" : "", (int)nb, b,
+						b == st->str ? " (same)" : "");
+			}
+		}
+		kfolder_free(k);
+		kfolder_free(ref);
+	}
+	CHECK(bad == 0);
+	CHECK(changed > 10000);	/* most stacks end in a kernel run */
+	g_string_free(st, TRUE);
+	g_rand_free(rnd);
+}
+
 static const char *filter(const struct stack_filter_opts *o, const char *stack)
 {
 	static char out[512];
@@ -441,6 +510,7 @@ int main(void)
 	test_matcher_random();
 	test_fixed_random();
 	test_kfold();
+	test_kfold_kernel_random();
 	test_filter();
 	test_hex();
 	test_diff_math();
