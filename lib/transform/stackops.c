@@ -929,25 +929,39 @@ static size_t exclude_first(struct stack_filter *f, const char *s, size_t len)
 	return first;
 }
 
-/* Removes excluded frames; returns the stack to match against. */
+/*
+ * Removes excluded frames; returns the stack to match against: s itself
+ * (*len shortened) when only frames at its end go, as --exclude '_\[k\]$'
+ * removes a stack's kernel frames, else a copy.
+ */
 static const char *exclude_frames(struct stack_filter *f, const char *s,
 				  size_t *len)
 {
 	size_t n = 0, start = f->nex ? exclude_first(f, s, *len) : SIZE_MAX;
+	bool copied = false;
 	struct frame_iter it;
 	struct frame fr;
 
 	if (start == SIZE_MAX)
 		return s;
-	/* the frames before start are kept: copied at once, not split */
-	g_string_truncate(f->out, 0);
-	if (start)
-		put(f->out, &n, s, start - 1);	/* n becomes 1 */
 	frame_iter_init(&it, s + start, *len - start);
-	while (frame_iter_next(&it, &fr))
-		if (!excluded(f, &fr))
-			put(f->out, &n, fr.s, fr.len);
-	if (all_blank(f->out->str, f->out->len))
+	while (frame_iter_next(&it, &fr)) {
+		if (excluded(f, &fr))
+			continue;
+		if (!copied) {
+			/* the frames before start are kept: copied at once */
+			g_string_truncate(f->out, 0);
+			if (start)
+				put(f->out, &n, s, start - 1);	/* n becomes 1 */
+			copied = true;
+		}
+		put(f->out, &n, fr.s, fr.len);
+	}
+	if (!copied && start && !all_blank(s, start - 1)) {
+		*len = start - 1;	/* the frames before start, as they are */
+		return s;
+	}
+	if (!copied || all_blank(f->out->str, f->out->len))
 		g_string_assign(f->out, "[excluded]");
 	*len = f->out->len;
 	return f->out->str;

@@ -22,9 +22,10 @@
  * A frame is a slice of the caller's stack text: nothing here copies a
  * frame unless it has to build a new stack.  A stack returned by
  * kfolder_apply() or stack_filter_apply() is either the input itself (when
- * nothing changed, the common case, so the caller can add it to the table
- * without a copy) or a buffer owned by the kfolder/stack_filter, valid until
- * its next call or its free.  Matchers, kfolders and filters keep scratch
+ * nothing changed, the common case, or when stack_filter_apply() removed
+ * only frames at its end: then a shorter length), so the caller can add it
+ * to the table without a copy, or a buffer owned by the kfolder/stack_filter,
+ * valid until its next call or its free.  Matchers, kfolders and filters keep scratch
  * buffers, so one object must not be used by two threads at once.
  *
  * Frames never contain ';' (it separates them) and never contain '\n' (it
@@ -159,7 +160,8 @@ void stack_filter_free(struct stack_filter *f);
 
 /*
  * Applies excludes, then the match.  Returns true if the stack is kept,
- * with *out and *outlen the stack to keep (the input itself when unchanged; a
+ * with *out and *outlen the stack to keep (the input itself when unchanged,
+ * or when only frames at its end are removed, with a shorter *outlen; a
  * stack whose every frame is excluded, or that keeps only blanks, becomes
  * "[excluded]", and a cut that leaves only an empty or blank frame
  * "[empty]").  The match and the

@@ -439,6 +439,33 @@ static void test_filter(void)
 		struct stack_filter_opts all = { .pattern = "excluded", .exclude = ex, .nexclude = 2 };
 		CHECK_FILTER(&all, "[unknown];wrap", "[excluded]");
 	}
+	{
+		/* frames removed from the end only: the stack's start, as it is */
+		const char *kx[] = { "_\\[k\\]$" };
+		struct stack_filter_opts k = { .pattern = "", .exclude = kx, .nexclude = 1 };
+		const char *o;
+		size_t n;
+		struct stack_filter *f = stack_filter_new(&k, NULL);
+		const char *st = "p;main;write;sys_write_[k];vfs_write_[k]";
+
+		CHECK(stack_filter_apply(f, st, strlen(st), &o, &n) && o == st && n == 12);
+		/* nothing of the last stack's copy stays */
+		CHECK(stack_filter_apply(f, "p;a_[k];b", 9, &o, &n) && n == 3 && memcmp(o, "p;b", 3) == 0);
+		CHECK(stack_filter_apply(f, "a_[k];b_[k]", 11, &o, &n) && n == 10 &&
+		      memcmp(o, "[excluded]", 10) == 0);
+		stack_filter_free(f);
+		CHECK_FILTER(&k, "p;main;write;sys_write_[k];vfs_write_[k]", "p;main;write");
+		CHECK_FILTER(&k, "p;a_[k]", "p");
+		CHECK_FILTER(&k, "p;a_[k];b;c_[k]", "p;b");
+		CHECK_FILTER(&k, "p;a_[k];b", "p;b");
+		CHECK_FILTER(&k, "a_[k];b_[k]", "[excluded]");
+		CHECK_FILTER(&k, ";a_[k]", "[excluded]");
+		CHECK_FILTER(&k, " ;a_[k]", "[excluded]");
+		CHECK_FILTER(&k, "p; ;a_[k]", "p; ");
+		CHECK_FILTER(&k, "p;;a_[k]", "p;");
+		CHECK_FILTER(&k, "p;a_[k];", "p;");
+		CHECK_FILTER(&k, "p;a_[k];;b_[k]", "p;");
+	}
 }
 
 static void test_hex(void)
