@@ -930,6 +930,25 @@ static size_t exclude_first(struct stack_filter *f, const char *s, size_t len)
 }
 
 /*
+ * True when every frame of tail[0..len) ends in m's needle and m is a plain
+ * suffix test ('_\[k\]$'): the frames --exclude removes from a stack's
+ * end, tested without the general per-frame loop.
+ */
+static bool all_end_with(const struct frame_matcher *m, const char *tail, size_t len)
+{
+	struct frame_iter it;
+	struct frame fr;
+
+	if (!m->lit || !m->at_end || m->at_start || (m->flags & FRAME_MATCH_ICASE))
+		return false;
+	frame_iter_init(&it, tail, len);
+	while (frame_iter_next(&it, &fr))
+		if (fr.len < m->litlen || !lit_equal(m, fr.s + fr.len - m->litlen))
+			return false;
+	return true;
+}
+
+/*
  * Removes excluded frames; returns the stack to match against: s itself
  * (*len shortened) when only frames at its end go, as --exclude '_\[k\]$'
  * removes a stack's kernel frames, else a copy.
@@ -938,14 +957,15 @@ static const char *exclude_frames(struct stack_filter *f, const char *s,
 				  size_t *len)
 {
 	size_t n = 0, start = f->nex ? exclude_first(f, s, *len) : SIZE_MAX;
-	bool copied = false;
+	bool copied = false, gone;	/* gone: every frame from start */
 	struct frame_iter it;
 	struct frame fr;
 
 	if (start == SIZE_MAX)
 		return s;
+	gone = all_end_with(f->ex[0], s + start, *len - start);
 	frame_iter_init(&it, s + start, *len - start);
-	while (frame_iter_next(&it, &fr)) {
+	while (!gone && frame_iter_next(&it, &fr)) {
 		if (excluded(f, &fr))
 			continue;
 		if (!copied) {

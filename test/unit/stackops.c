@@ -380,6 +380,59 @@ static void test_kfold_kernel_random(void)
 	g_rand_free(rnd);
 }
 
+/*
+ * --exclude '_\[k\]$' (a suffix test, with its shortcuts for frames removed
+ * from the end) against the same exclude as a regex, tested frame by frame,
+ * on random stacks: the same bytes, one filter reused across stacks.
+ */
+static void test_exclude_random(void)
+{
+	static const char *pool[] = { "p", "main", "", " ", "a_[k]", "_[k]", "[k]", "k]",
+				      "x_[k]y", "b_[k]_[k]", "do_syscall_64_[k]", "\t" };
+	const char *lit[] = { "_\\[k\\]$", "^wrap$" }, *re[] = { "(?:_\\[k\\])$", "^wrap$" };
+	GRand *rnd = g_rand_new_with_seed(22);
+	GString *st = g_string_new(NULL);
+	size_t bad = 0, prefix = 0;
+
+	for (size_t nex = 1; nex <= 2; nex++) {
+		struct stack_filter_opts a = { .pattern = "", .exclude = lit, .nexclude = nex };
+		struct stack_filter_opts b = { .pattern = "", .exclude = re, .nexclude = nex };
+		struct stack_filter *fa = stack_filter_new(&a, NULL), *fb = stack_filter_new(&b, NULL);
+
+		for (int i = 0; i < 20000; i++) {
+			int nf = g_rand_int_range(rnd, 1, 8);
+			const char *oa, *ob;
+			size_t na, nb;
+			bool ka, kb;
+
+			g_string_truncate(st, 0);
+			for (int j = 0; j < nf; j++) {
+				int pick = g_rand_int_range(rnd, 0, (int)G_N_ELEMENTS(pool));
+
+				if (j >= nf / 2 && g_rand_int_range(rnd, 0, 3))	/* kernel leaves */
+					pick = 4 + g_rand_int_range(rnd, 0, 2);
+				if (j)
+					g_string_append_c(st, ';');
+				g_string_append(st, pool[pick]);
+			}
+			ka = stack_filter_apply(fa, st->str, st->len, &oa, &na);
+			prefix += oa == st->str && na < st->len;
+			kb = stack_filter_apply(fb, st->str, st->len, &ob, &nb);
+			if (ka != kb || na != nb || memcmp(oa, ob, na) != 0) {
+				if (bad++ < 5)
+					fprintf(stderr, "--exclude '%s': '%s' gave '%.*s', the regex '%.*s'\n",
+						lit[0], st->str, (int)na, oa, (int)nb, ob);
+			}
+		}
+		stack_filter_free(fa);
+		stack_filter_free(fb);
+	}
+	CHECK(bad == 0);
+	CHECK(prefix > 5000);	/* the stack's start, as it is, often */
+	g_string_free(st, TRUE);
+	g_rand_free(rnd);
+}
+
 static const char *filter(const struct stack_filter_opts *o, const char *stack)
 {
 	static char out[512];
@@ -539,6 +592,7 @@ int main(void)
 	test_kfold();
 	test_kfold_kernel_random();
 	test_filter();
+	test_exclude_random();
 	test_hex();
 	test_diff_math();
 	test_table_order();
