@@ -762,28 +762,25 @@ static inline void put(GString *out, size_t *n, const char *s, size_t len)
  * "NAME_[k]" frames to the leaf.  Returns the number of frames of
  * tail[0..len) when every one is such a named kernel frame (no vDSO
  * frame, and with --keep-entry an entry that is no placeholder), else 0:
- * the frame-by-frame loop decides.  One test per ';', no frame split.
+ * the frame-by-frame loop decides.  One test per frame, nothing copied.
  */
 static size_t kernel_tail(const struct kfolder *k, const char *tail, size_t len)
 {
 	static const char mark[4] = { '_', '[', 'k', ']' };
-	size_t frames = 1, from = 0;
-	const char *p;
+	size_t frames = 0;
+	struct frame_iter it;
+	struct frame f;
 
-	if (len < 4 || memcmp(tail + len - 4, mark, 4) != 0 ||
-	    (k->o.keep_entry && tail[0] == '['))
+	if (k->o.keep_entry && len && tail[0] == '[')
 		return 0;
-	for (;;) {
-		/* the frame from..: not the vDSO's */
-		if ((tail[from] == '_' || tail[from] == '[') && is_vdso_frame(tail + from, len - from))
+	frame_iter_init(&it, tail, len);
+	while (frame_iter_next(&it, &f)) {
+		if (f.len < 4 || memcmp(f.s + f.len - 4, mark, 4) != 0 ||
+		    ((f.s[0] == '_' || f.s[0] == '[') && is_vdso_frame(f.s, f.len)))
 			return 0;
-		if (!(p = memchr(tail + from, ';', len - from)))
-			return frames;
-		if ((size_t)(p - tail) < from + 4 || memcmp(p - 4, mark, 4) != 0)
-			return 0;
-		from = (size_t)(p - tail) + 1;
 		frames++;
 	}
+	return frames;
 }
 
 const char *kfolder_apply(struct kfolder *k, const char *stack, size_t len,
