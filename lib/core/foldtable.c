@@ -42,6 +42,9 @@ struct fold_table {
 	size_t arena_left;
 	fk_count total[2];
 	struct fold_entry *last;	/* the entry added to last */
+	struct fold_entry *newest;	/* the entry made last */
+	GArray *runs;		/* size_t: where insertion order descends */
+	bool unsorted;		/* too many such places to keep */
 };
 
 static inline uint64_t load64(const unsigned char *p)
@@ -130,6 +133,7 @@ struct fold_table *fold_table_new(void)
 	t->blocks = g_ptr_array_new_with_free_func(g_free);
 	t->chunks = g_ptr_array_new_with_free_func(free);	/* posix_memalign */
 	t->block_used = ENTRY_BLOCK;
+	t->runs = g_array_new(FALSE, FALSE, sizeof(size_t));
 	return t;
 }
 
@@ -140,6 +144,7 @@ void fold_table_free(struct fold_table *t)
 	free(t->slots);
 	g_ptr_array_free(t->blocks, TRUE);
 	g_ptr_array_free(t->chunks, TRUE);
+	g_array_free(t->runs, TRUE);
 	g_free(t);
 }
 
@@ -225,6 +230,31 @@ static struct slot *lookup(const struct fold_table *t, uint64_t h,
 	}
 }
 
+/* Merging runs beats sorting while they are this long on average. */
+#define MERGE_MIN_RUN 16
+
+/*
+ * Notes where a new entry breaks the ascending order of
+ * insertion, for fold_table_sorted(): compared now, while both stacks are
+ * in the cache, not when the table is written.  Past one break per
+ * MERGE_MIN_RUN entries (and a few), the table will be sorted: no more
+ * are kept.
+ */
+static void note_order(struct fold_table *t, const struct fold_entry *e)
+{
+	const struct fold_entry *p = t->newest;
+
+	t->newest = (struct fold_entry *)e;
+	if (!p || t->unsorted || stack_cmp(p->stack, p->len, e->stack, e->len) < 0)
+		return;
+	if (t->runs->len > t->n / MERGE_MIN_RUN + 64) {
+		t->unsorted = true;
+		g_array_set_size(t->runs, 0);
+		return;
+	}
+	g_array_append_val(t->runs, t->n);	/* e's index: t->n counts the others */
+}
+
 static struct fold_entry *add(struct fold_table *t, const char *stack,
 			      size_t len, fk_count c0, fk_count c1, bool copy)
 {
@@ -254,6 +284,7 @@ static struct fold_entry *add(struct fold_table *t, const char *stack,
 		e->count[0] = e->count[1] = 0;
 		s->hash = h;
 		s->e = e;
+		note_order(t, e);
 		if (++t->n * 4 > (t->mask + 1) * 3)
 			grow(t);
 	}
@@ -332,11 +363,6 @@ static void sort_entries(struct fold_entry **v, size_t n)
 	for (size_t i = 0; i < n; i++)
 		v[i] = a[i].e;
 	g_free(a);
-}
-
-static inline bool entry_less(const struct fold_entry *a, const struct fold_entry *b)
-{
-	return stack_cmp(a->stack, a->len, b->stack, b->len) < 0;
 }
 
 /*
@@ -440,13 +466,10 @@ static void merge_all(struct fold_entry **v, size_t n, const size_t *run, size_t
 	g_free(h);
 }
 
-/* Merging runs beats sorting while they are this long on average. */
-#define MERGE_MIN_RUN 16
-
 struct fold_entry **fold_table_sorted(const struct fold_table *t, size_t *n)
 {
 	struct fold_entry **v = g_new(struct fold_entry *, t->n + 1), **p = v;
-	size_t *run = NULL, nrun = 1, cap = 0;
+	size_t nrun = t->runs->len + 1;
 
 	fold_table_foreach(t, collect, &p);
 	*p = NULL;
@@ -454,35 +477,24 @@ struct fold_entry **fold_table_sorted(const struct fold_table *t, size_t *n)
 	 * Entries come in insertion order, which is already sorted when the
 	 * input is another tool's output (kfold, fgrep-stacks after
 	 * fp-collapse), or made of a few long sorted runs when it is such
-	 * outputs put together: finding the runs costs n-1 comparisons, and
-	 * merging them far fewer than sorting.  Short runs are sorted.
+	 * outputs put together: add() noted where the runs start, and
+	 * merging them costs far fewer comparisons than sorting.  Short runs
+	 * are sorted.
 	 */
-	for (size_t i = 1; i < t->n; i++) {
-		if (!entry_less(v[i - 1], v[i])) {
-			if (nrun * MERGE_MIN_RUN > t->n) {
-				nrun = 0;	/* too many: sort */
-				break;
-			}
-			if (nrun + 1 > cap) {
-				cap = cap ? cap * 2 : 64;
-				run = g_renew(size_t, run, cap);
-			}
-			if (nrun == 1)
-				run[0] = 0;
-			run[nrun++] = i;
-		}
-	}
-	if (nrun == 0) {
+	if (t->unsorted || nrun * MERGE_MIN_RUN > t->n) {
 		sort_entries(v, t->n);
 	} else if (nrun > 1) {
 		struct fold_entry **out = g_new(struct fold_entry *, t->n + 1);
+		size_t *run = g_new(size_t, nrun);
 
+		run[0] = 0;
+		memcpy(run + 1, t->runs->data, (nrun - 1) * sizeof(*run));
 		merge_all(v, t->n, run, nrun, out);
 		out[t->n] = NULL;
+		g_free(run);
 		g_free(v);
 		v = out;
 	}
-	g_free(run);
 	if (n)
 		*n = t->n;
 	return v;
