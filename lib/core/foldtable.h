@@ -16,7 +16,11 @@
  *
  * Output order is bytewise (memcmp, shorter first on a common prefix), which
  * is what `LC_ALL=C sort` and the Perl tools' `sort { $a cmp $b }` give; it
- * does not depend on insertion order, so output is deterministic.
+ * does not depend on insertion order, so output is deterministic.  Insertion
+ * order makes it cheaper, though: stacks added in order (a sorted file) are
+ * not sorted again, and stacks added in a few sorted runs (sorted files put
+ * together) are merged; the same stack added several times in a row is
+ * found without a lookup.
  */
 #ifndef FOLDKIT_FOLDTABLE_H
 #define FOLDKIT_FOLDTABLE_H
