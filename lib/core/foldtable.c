@@ -25,6 +25,8 @@
 #define HUGE_CHUNK (2u << 20)
 #define HUGE_AFTER 4
 #define ENTRY_BLOCK 4096
+/* Entries, likewise: the blocks past HUGE_AFTER hold 2 MiB each. */
+#define ENTRY_HUGE_BLOCK (HUGE_CHUNK / sizeof(struct fold_entry))
 
 struct slot {
 	uint64_t hash;
@@ -35,8 +37,8 @@ struct fold_table {
 	struct slot *slots;
 	size_t mask;		/* capacity - 1; capacity is a power of two */
 	size_t n;
-	GPtrArray *blocks;	/* struct fold_entry[ENTRY_BLOCK] each */
-	size_t block_used;
+	GPtrArray *blocks;	/* struct fold_entry[block_cap(i)] each */
+	size_t block_used, block_end;	/* entries in the last block, its size */
 	GPtrArray *chunks;	/* arena chunks for stack bytes */
 	char *arena;
 	size_t arena_left;
@@ -124,15 +126,31 @@ uint64_t fk_hash_bytes(const void *p, size_t len)
 	return mix(a ^ rotl(b, 17) ^ rotl(c, 37) ^ rotl(d, 51));
 }
 
+static inline size_t block_cap(size_t i)
+{
+	return i < HUGE_AFTER ? ENTRY_BLOCK : ENTRY_HUGE_BLOCK;
+}
+
+/* The i-th block of entries (freed with free()). */
+static struct fold_entry *block_new(size_t i)
+{
+	void *p;
+
+	if (i < HUGE_AFTER || posix_memalign(&p, HUGE_CHUNK, HUGE_CHUNK) != 0)
+		return g_new(struct fold_entry, block_cap(i));
+	(void)madvise(p, HUGE_CHUNK, MADV_HUGEPAGE);	/* a hint only */
+	return p;
+}
+
 struct fold_table *fold_table_new(void)
 {
 	struct fold_table *t = g_new0(struct fold_table, 1);
 
 	t->mask = 1023;
 	t->slots = g_new0(struct slot, t->mask + 1);
-	t->blocks = g_ptr_array_new_with_free_func(g_free);
+	t->blocks = g_ptr_array_new_with_free_func(free);	/* posix_memalign */
 	t->chunks = g_ptr_array_new_with_free_func(free);	/* posix_memalign */
-	t->block_used = ENTRY_BLOCK;
+	t->block_used = t->block_end = 0;
 	t->runs = g_array_new(FALSE, FALSE, sizeof(size_t));
 	return t;
 }
@@ -273,8 +291,9 @@ static struct fold_entry *add(struct fold_table *t, const char *stack,
 	s = lookup(t, h, stack, len);
 	e = s->e;
 	if (!e) {
-		if (t->block_used == ENTRY_BLOCK) {
-			g_ptr_array_add(t->blocks, g_new(struct fold_entry, ENTRY_BLOCK));
+		if (t->block_used == t->block_end) {
+			g_ptr_array_add(t->blocks, block_new(t->blocks->len));
+			t->block_end = block_cap(t->blocks->len - 1);
 			t->block_used = 0;
 		}
 		e = (struct fold_entry *)g_ptr_array_index(t->blocks, t->blocks->len - 1)
@@ -339,7 +358,7 @@ void fold_table_foreach(const struct fold_table *t,
 {
 	for (guint b = 0; b < t->blocks->len; b++) {
 		struct fold_entry *blk = g_ptr_array_index(t->blocks, b);
-		size_t used = b + 1 == t->blocks->len ? t->block_used : ENTRY_BLOCK;
+		size_t used = b + 1 == t->blocks->len ? t->block_used : block_cap(b);
 		for (size_t i = 0; i < used; i++)
 			fn(&blk[i], data);
 	}

@@ -121,6 +121,14 @@ static void test_folded(void)
 	CHECK_STR(folded(" 5", &fl), "missing stack");
 }
 
+static void count_entry(struct fold_entry *e, void *data)
+{
+	size_t *seen = data;
+
+	seen[0]++;
+	seen[1] += (size_t)e->count[1];
+}
+
 static void test_table(void)
 {
 	struct fold_table *t = fold_table_new();
@@ -151,6 +159,13 @@ static void test_table(void)
 	}
 	CHECK(fold_table_size(t) == 7 + 100000);
 	CHECK(fold_table_find(t, "k;99999", 7)->count[1] == 2);
+	/* every entry is visited, in blocks small and big */
+	{
+		size_t seen[2] = { 0, 0 };
+
+		fold_table_foreach(t, count_entry, seen);
+		CHECK(seen[0] == 7 + 100000 && seen[1] == 2 * 100000);
+	}
 	fold_table_free(t);
 
 	/* the same stack in a row (added without a lookup), then one of the
