@@ -198,6 +198,23 @@ static int cmp_bytes(const void *a, const void *b)
 }
 
 /*
+ * A random key for the sort tests: half share a long prefix (up to prefix
+ * bytes of a typical stack), then up to 39 bytes from alphabet[0..k).
+ */
+static GString *random_key(GRand *rnd, const char *alphabet, int k, int prefix)
+{
+	GString *key = g_string_new(NULL);
+	int len = g_rand_int_range(rnd, 0, 40);
+
+	if (g_rand_boolean(rnd))	/* most keys share a prefix */
+		g_string_append_len(key, "process-1234/1234;main;loop;work;more;and"
+					 "more;and;more;frames;to;share;here;x", prefix);
+	for (int j = 0; j < len; j++)
+		g_string_append_c(key, alphabet[g_rand_int_range(rnd, 0, k)]);
+	return key;
+}
+
+/*
  * fold_table_sorted() against qsort() on random keys made to stress the
  * string sort: long shared prefixes, keys that are prefixes of others,
  * NUL bytes (which pad a key's last 8 bytes), bytes above 0x7f, lengths
@@ -218,14 +235,7 @@ static void test_table_sort_random(void)
 		int k = g_rand_int_range(rnd, 1, (int)sizeof(alphabet) + 1);
 
 		for (int i = 0; i < nkeys; i++) {
-			GString *key = g_string_new(NULL);
-			int len = g_rand_int_range(rnd, 0, 40);
-
-			if (g_rand_boolean(rnd))	/* most keys share a prefix */
-				g_string_append_len(key, "process-1234/1234;main;loop;work;more;and"
-							 "more;and;more;frames;to;share;here;x", prefix);
-			for (int j = 0; j < len; j++)
-				g_string_append_c(key, alphabet[g_rand_int_range(rnd, 0, k)]);
+			GString *key = random_key(rnd, alphabet, k, prefix);
 			bool fresh = !fold_table_find(t, key->str, key->len);
 
 			fold_table_add(t, key->str, key->len, FK_COUNT_ONE);
@@ -284,17 +294,8 @@ static void test_table_sort_runs(void)
 		struct fold_entry **v;
 		size_t n, same = 0;
 
-		for (int i = 0; i < nkeys; i++) {
-			GString *key = g_string_new(NULL);
-			int len = g_rand_int_range(rnd, 0, 40);
-
-			if (g_rand_boolean(rnd))
-				g_string_append_len(key, "process-1234/1234;main;loop;work;more;and"
-							 "more;and;more;frames;to;share;here;x", prefix);
-			for (int j = 0; j < len; j++)
-				g_string_append_c(key, alphabet[g_rand_int_range(rnd, 0, k)]);
-			g_ptr_array_add(keys, key);
-		}
+		for (int i = 0; i < nkeys; i++)
+			g_ptr_array_add(keys, random_key(rnd, alphabet, k, prefix));
 		qsort(keys->pdata, keys->len, sizeof(void *), cmp_bytes);
 		/* distinct keys only, each given a run */
 		for (guint i = 1; i < keys->len;)
@@ -355,19 +356,14 @@ static void test_stack_sort_lcp(void)
 		size_t *lcp = g_new(size_t, n), bad = 0, badlcp = 0;
 
 		for (int i = 0; i < n; i++) {
-			GString *key = g_string_new(NULL);
-			int len = g_rand_int_range(rnd, 0, 40);
+			GString *key;
 
 			if (i && g_rand_int_range(rnd, 0, 4) == 0) {	/* a repeat */
 				GString *o = g_ptr_array_index(keys, g_rand_int_range(rnd, 0, i));
 
-				g_string_append_len(key, o->str, (gssize)o->len);
+				key = g_string_new_len(o->str, (gssize)o->len);
 			} else {
-				if (g_rand_boolean(rnd))
-					g_string_append_len(key, "process-1234/1234;main;loop;work;more;and"
-								 "more;and;more;frames;to;share;here;x", prefix);
-				for (int j = 0; j < len; j++)
-					g_string_append_c(key, alphabet[g_rand_int_range(rnd, 0, k)]);
+				key = random_key(rnd, alphabet, k, prefix);
 			}
 			g_ptr_array_add(keys, key);
 			v[i] = (struct stack_key){ .p = key->str, .len = key->len, .i = (size_t)i };
