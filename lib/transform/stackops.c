@@ -167,6 +167,7 @@ struct frame_matcher {
 	char *lit;		/* fixed-string needle (lowercased for ICASE) */
 	size_t litlen;
 	bool at_start, at_end;	/* lit must begin / end the frame */
+	uint32_t head4, tail4;	/* lit's first and last 4 bytes, if 4 to 8 long */
 	GRegex *re;		/* one frame is the whole subject */
 	GRegex *re_lines;	/* the stack with ';' as '\n'; NULL if unsafe */
 	char *req;		/* a string every match contains, or NULL */
@@ -333,6 +334,10 @@ struct frame_matcher *frame_matcher_new(const char *pattern, unsigned flags,
 		m->litlen = strlen(lit);
 		m->lit = flags & FRAME_MATCH_ICASE ? g_ascii_strdown(lit, -1) : g_strdup(lit);
 		g_free(lit);
+		if (m->litlen >= 4 && m->litlen <= 8) {
+			memcpy(&m->head4, m->lit, 4);
+			memcpy(&m->tail4, m->lit + m->litlen - 4, 4);
+		}
 		return m;
 	}
 	m->at_start = m->at_end = false;
@@ -391,7 +396,15 @@ static inline bool lit_equal(const struct frame_matcher *m, const char *s)
 {
 	if (m->flags & FRAME_MATCH_ICASE)
 		return g_ascii_strncasecmp(s, m->lit, m->litlen) == 0;
-	/* an anchored needle is short ("_[k]"): no call per frame */
+	/* an anchored needle is short ("_[k]"): no call per frame, and
+	 * from 4 to 8 bytes two overlapping 4-byte comparisons */
+	if (m->litlen >= 4 && m->litlen <= 8) {
+		uint32_t a, b;
+
+		memcpy(&a, s, 4);
+		memcpy(&b, s + m->litlen - 4, 4);
+		return a == m->head4 && b == m->tail4;
+	}
 	if (m->litlen <= 16) {
 		for (size_t i = 0; i < m->litlen; i++)
 			if (s[i] != m->lit[i])

@@ -66,6 +66,16 @@ static const char *find(const char *pattern, unsigned flags, const char *stack)
 	if (strcmp(g_, want) != 0) { fprintf(stderr, "%s:%d: find('%s', %d, '%s'): got '%s', want '%s'\n", \
 		__FILE__, __LINE__, pat, flags, stack, g_, want); check_failures++; } } while (0)
 
+/* frame_matcher_test() with a matcher made for the one test */
+static bool frame_test_once(const char *pattern, unsigned flags, const char *frame)
+{
+	struct frame_matcher *m = frame_matcher_new(pattern, flags, NULL);
+	bool r = frame_matcher_test(m, frame, strlen(frame));
+
+	frame_matcher_free(m);
+	return r;
+}
+
 static void test_matcher(void)
 {
 	/* fixed strings: plain, escaped, -F, -i, -x */
@@ -79,6 +89,15 @@ static void test_matcher(void)
 	CHECK_FIND("", FRAME_MATCH_FIXED, "x;y", "x@0");
 	CHECK_FIND("", FRAME_MATCH_FIXED | FRAME_MATCH_WHOLE, "x;;y", "@2");
 	CHECK_FIND("zzz", 0, "a;b", "-");
+	/* anchored needles of 5 to 8 bytes: both ends of the needle count */
+	CHECK(frame_test_once("abcdefg$", 0, "xxabcdefg") && !frame_test_once("abcdefg$", 0, "xxabcdXfg") &&
+	      !frame_test_once("abcdefg$", 0, "xxaXcdefg"));
+	CHECK(frame_test_once("^abcdefgh", 0, "abcdefghij") && !frame_test_once("^abcdefgh", 0, "abcdXfghij") &&
+	      !frame_test_once("^abcdefgh", 0, "Xbcdefghij"));
+	CHECK(frame_test_once("^abcde$", 0, "abcde") && !frame_test_once("^abcde$", 0, "abcdX") &&
+	      !frame_test_once("^abcde$", 0, "Xbcde") && !frame_test_once("^abcde$", 0, "abcdef"));
+	CHECK(frame_test_once("abcde", FRAME_MATCH_WHOLE, "abcde") &&
+	      !frame_test_once("abcde", FRAME_MATCH_WHOLE, "abXde"));
 	/* regexes: anchors see frame boundaries, the first frame wins */
 	CHECK_FIND("^b", 0, "ab;ba;b", "ba@3");
 	CHECK_FIND("a$", 0, "ab;ba;b", "ba@3");
