@@ -963,29 +963,69 @@ static bool all_end_with(const struct frame_matcher *m, const char *tail, size_t
  * (*len shortened) when only frames at its end go, as --exclude '_\[k\]$'
  * removes a stack's kernel frames, else a copy.
  */
+/*
+ * Adds the kept frames s[from..to) (whole frames) to the copy, which starts
+ * with the frames before start, s[0..start - 1).
+ */
+static void keep_frames(struct stack_filter *f, const char *s, size_t start,
+			size_t from, size_t to, bool *copied, size_t *n)
+{
+	if (!*copied) {
+		g_string_truncate(f->out, 0);
+		if (start)
+			put(f->out, n, s, start - 1);	/* n becomes 1 */
+		*copied = true;
+	}
+	put(f->out, n, s + from, to - from);
+}
+
+/* True when m's matches can be searched for in a whole stack at once: a
+ * fixed needle without ';', of any anchoring, matched case-sensitively. */
+static bool whole_stack_literal(const struct frame_matcher *m)
+{
+	return m->lit && m->litlen && !(m->flags & FRAME_MATCH_ICASE) &&
+	       !memchr(m->lit, ';', m->litlen);
+}
+
+/*
+ * Removes excluded frames; returns the stack to match against: s itself
+ * (*len shortened) when only frames at its end go, as --exclude '_\[k\]$'
+ * removes a stack's kernel frames, else a copy.  One fixed needle
+ * (--exclude '\[unknown\]') is searched for in the rest of the stack, and
+ * the frames between two matches are copied at once.
+ */
 static const char *exclude_frames(struct stack_filter *f, const char *s,
 				  size_t *len)
 {
-	size_t n = 0, start = f->nex ? exclude_first(f, s, *len) : SIZE_MAX;
-	bool copied = false, gone;	/* gone: every frame from start */
+	size_t n = 0, start = f->nex ? exclude_first(f, s, *len) : SIZE_MAX, pos;
+	bool copied = false;
 	struct frame_iter it;
 	struct frame fr;
 
 	if (start == SIZE_MAX)
 		return s;
-	gone = all_end_with(f->ex[0], s + start, *len - start);
-	frame_iter_init(&it, s + start, *len - start);
-	while (!gone && frame_iter_next(&it, &fr)) {
-		if (excluded(f, &fr))
-			continue;
-		if (!copied) {
-			/* the frames before start are kept: copied at once */
-			g_string_truncate(f->out, 0);
-			if (start)
-				put(f->out, &n, s, start - 1);	/* n becomes 1 */
-			copied = true;
+	if (all_end_with(f->ex[0], s + start, *len - start)) {
+		/* every frame from start goes */
+	} else if (f->nex == 1 && whole_stack_literal(f->ex[0])) {
+		for (pos = start;;) {
+			if (!frame_matcher_find(f->ex[0], s + pos, *len - pos, &fr)) {
+				keep_frames(f, s, start, pos, *len, &copied, &n);
+				break;
+			}
+			size_t at = (size_t)(fr.s - s), end = at + fr.len;
+
+			if (at > pos)
+				keep_frames(f, s, start, pos, at - 1, &copied, &n);
+			if (end == *len)
+				break;
+			pos = end + 1;
 		}
-		put(f->out, &n, fr.s, fr.len);
+	} else {
+		frame_iter_init(&it, s + start, *len - start);
+		while (frame_iter_next(&it, &fr))
+			if (!excluded(f, &fr))
+				keep_frames(f, s, start, (size_t)(fr.s - s),
+					    (size_t)(fr.s - s) + fr.len, &copied, &n);
 	}
 	if (!copied && start && !all_blank(s, start - 1)) {
 		*len = start - 1;	/* the frames before start, as they are */

@@ -400,25 +400,32 @@ static void test_kfold_kernel_random(void)
 }
 
 /*
- * --exclude '_\[k\]$' (a suffix test, with its shortcuts for frames removed
- * from the end) against the same exclude as a regex, tested frame by frame,
- * on random stacks: the same bytes, one filter reused across stacks.
+ * --exclude with fixed needles ('_\[k\]$', a suffix, with its shortcut for
+ * frames removed from the end; '\[unknown\]', searched for in the whole
+ * stack; '^wrap$', '^x_') against the same excludes as regexes, tested
+ * frame by frame by PCRE, on random stacks: the same bytes, one filter
+ * reused across stacks, alone and with a second exclude.
  */
 static void test_exclude_random(void)
 {
 	static const char *pool[] = { "p", "main", "", " ", "a_[k]", "_[k]", "[k]", "k]",
-				      "x_[k]y", "b_[k]_[k]", "do_syscall_64_[k]", "\t" };
-	const char *lit[] = { "_\\[k\\]$", "^wrap$" }, *re[] = { "(?:_\\[k\\])$", "^wrap$" };
+				      "x_[k]y", "b_[k]_[k]", "do_syscall_64_[k]", "\t", "[unknown]",
+				      "a[unknown]b", "[unknown][unknown]", "[unknown", "wrap", "x_" };
+	static const char *lit[] = { "_\\[k\\]$", "\\[unknown\\]", "^wrap$", "^x_" };
+	static const char *re[] = { "(?:_\\[k\\])$", "(?:\\[unknown\\])", "^(?:wrap)$", "^(?:x_)" };
 	GRand *rnd = g_rand_new_with_seed(22);
 	GString *st = g_string_new(NULL);
 	size_t bad = 0, prefix = 0;
 
-	for (size_t nex = 1; nex <= 2; nex++) {
-		struct stack_filter_opts a = { .pattern = "", .exclude = lit, .nexclude = nex };
-		struct stack_filter_opts b = { .pattern = "", .exclude = re, .nexclude = nex };
+	for (size_t k = 0; k < 2 * G_N_ELEMENTS(lit); k++) {
+		size_t e = k / 2, nex = 1 + k % 2;
+		const char *la[] = { lit[e], lit[(e + 1) % G_N_ELEMENTS(lit)] };
+		const char *ra[] = { re[e], re[(e + 1) % G_N_ELEMENTS(re)] };
+		struct stack_filter_opts a = { .pattern = "", .exclude = la, .nexclude = nex };
+		struct stack_filter_opts b = { .pattern = "", .exclude = ra, .nexclude = nex };
 		struct stack_filter *fa = stack_filter_new(&a, NULL), *fb = stack_filter_new(&b, NULL);
 
-		for (int i = 0; i < 20000; i++) {
+		for (int i = 0; i < 10000; i++) {
 			int nf = g_rand_int_range(rnd, 1, 8);
 			const char *oa, *ob;
 			size_t na, nb;
@@ -439,8 +446,9 @@ static void test_exclude_random(void)
 			kb = stack_filter_apply(fb, st->str, st->len, &ob, &nb);
 			if (ka != kb || na != nb || memcmp(oa, ob, na) != 0) {
 				if (bad++ < 5)
-					fprintf(stderr, "--exclude '%s': '%s' gave '%.*s', the regex '%.*s'\n",
-						lit[0], st->str, (int)na, oa, (int)nb, ob);
+					fprintf(stderr, "--exclude '%s'%s: '%s' gave '%.*s', the regex '%.*s'\n",
+						la[0], nex > 1 ? " and another" : "", st->str,
+						(int)na, oa, (int)nb, ob);
 			}
 		}
 		stack_filter_free(fa);
