@@ -67,6 +67,21 @@ static void check_gen(const struct perfdata *pd,
 	}
 }
 
+/* tid's first switch-in at or after from: in range, and the first */
+static void check_switch_in(const struct perfdata *pd, int tid, uint64_t from)
+{
+	uint64_t t, t2;
+
+	if (!perfdata_switch_in(pd, tid, from, UINT64_MAX, &t))
+		return;
+	FUZZ_CHECK(t >= from, "switch-in at %lu, before %lu", (unsigned long)t,
+		   (unsigned long)from);
+	FUZZ_CHECK(perfdata_switch_in(pd, tid, from, t, &t2) && t2 == t,
+		   "switch-in at %lu, then not", (unsigned long)t);
+	FUZZ_CHECK(t == from || !perfdata_switch_in(pd, tid, from, t - 1, &t2),
+		   "a switch-in before the first");
+}
+
 static void check_names(const struct perfdata *pd, const uint8_t *data, size_t size)
 {
 	/* pids the input holds in its records (any 4 aligned bytes) and a few others */
@@ -86,6 +101,7 @@ static void check_names(const struct perfdata *pd, const uint8_t *data, size_t s
 				   "may_map changed its answer");
 			check_gen(pd, perfdata_map_gen, pid, addr);
 			check_gen(pd, perfdata_name_gen, pid, addr);
+			check_switch_in(pd, pid, addr);
 		}
 		name = perfdata_process_name(pd, i < 16 ? (int)i - 8 : pid, &exe);
 		if (!name)

@@ -507,7 +507,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(stb ? (stb & 1 ? states & OFFCPU_S : stb & 2 ? states & OFFCPU_D
 				       : states & OFFCPU_OTHER) : states & OFFCPU_R,
 			   "state %#lx is not one counted", (unsigned long)state);
-		offcpu_switch_out(o, prev, now, collapser_table(pr->c), key->str, key->len,
+		offcpu_switch_out(o, prev, prev, now, collapser_table(pr->c), key->str, key->len,
 				  &pr->samples);
 		w->pending = true;
 		w->since = now;

@@ -266,6 +266,7 @@ static void credit_export(void *data, int tid, uint64_t since, uint64_t ns)
 
 static bool recorded_may_map(void *data, int pid, uint64_t addr);
 static uint32_t recorded_map_gen(void *data, int pid, uint64_t time, uint64_t *until);
+static bool recorded_switch_in(void *data, int tid, uint64_t from, uint64_t to, uint64_t *time);
 static uint32_t recorded_name_gen(void *data, int tid, uint64_t time, uint64_t *until);
 
 /*
@@ -372,6 +373,9 @@ int start(void **data, void *ctx)
 		st->failed = true;
 		return -1;
 	}
+	/* perf record --switch-events: the switch-ins the tracepoint lacks */
+	if (st->off && st->pd && perfdata_switches(st->pd))
+		offcpu_on_unseen(st->off, recorded_switch_in, st->pd);
 	st->frames = frame_cache_new(&perf_dlfilter_fns, st->o.max_stack);
 	if (st->pd)
 		frame_cache_set_may_map(st->frames, recorded_may_map, st->pd);
@@ -664,7 +668,7 @@ static void on_switch(struct state *st, const struct perf_dlfilter_sample *ds,
 
 		uint64_t id = stacks_slot(st->sk, ds, ctx, proc);
 
-		offcpu_switch_out_id(st->off, sw->prev_pid, ds->time, add_wait, st->sk, id,
+		offcpu_switch_out_id(st->off, sw->prev_pid, ds->tid, ds->time, add_wait, st->sk, id,
 				     &pr->samples);
 		return;
 	}
@@ -677,7 +681,7 @@ static void on_switch(struct state *st, const struct perf_dlfilter_sample *ds,
 		copy_frames(st, &s);
 		collapser_stack_key(pr->c, &s, st->key);
 	}
-	offcpu_switch_out(st->off, sw->prev_pid, ds->time, collapser_table(pr->c),
+	offcpu_switch_out(st->off, sw->prev_pid, ds->tid, ds->time, collapser_table(pr->c),
 			  st->key->str, st->key->len, &pr->samples);
 	if (st->ex) {	/* weighed when the wait is counted */
 		copy_frames(st, &s);
@@ -850,6 +854,11 @@ static const char *unit_of(const struct state *st)
 static bool recorded_may_map(void *data, int pid, uint64_t addr)
 {
 	return perfdata_may_map(data, pid, addr);
+}
+
+static bool recorded_switch_in(void *data, int tid, uint64_t from, uint64_t to, uint64_t *time)
+{
+	return perfdata_switch_in(data, tid, from, to, time);
 }
 
 static uint32_t recorded_map_gen(void *data, int pid, uint64_t time, uint64_t *until)
@@ -1028,14 +1037,21 @@ static bool offcpu_verdict(struct state *st)
 static void offcpu_notes(struct state *st, uint64_t dropped)
 {
 	uint64_t counted, short_waits, unseen, lost = 0, lost_samples = 0;
+	uint64_t recorded = offcpu_recorded(st->off);
 
 	offcpu_stats(st->off, &counted, &short_waits, &unseen);
 	if (st->pd)
 		perfdata_lost(st->pd, &lost, &lost_samples);
+	if (recorded)
+		warn("%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " waits ended by a "
+		     "switch-in only perf's switch records (--switch-events) have",
+		     recorded, counted);
 	if (unseen)
 		warn("%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " waits ended by a "
 		     "switch-in perf did not record: ended at the CPU's previous switch, "
 		     "as perf sched timehist does", unseen, counted);
+	if (unseen && !(st->pd && perfdata_switches(st->pd)))
+		warn("record with perf record --switch-events too for their true ends");
 	if (unseen && (lost || lost_samples))
 		warn("perf lost %" G_GUINT64_FORMAT " events while recording "
 		     "(perf report --stats): record with a larger buffer (perf record -m) "

@@ -17,6 +17,7 @@
 
 struct pending {
 	int tid;		/* 0: an empty slot (tid 0 never waits) */
+	int perf_tid;		/* tid as perf names it (a PID namespace's) */
 	uint64_t since;
 	struct fold_table *table;	/* NULL: counted by add */
 	char *key;
@@ -47,7 +48,9 @@ struct offcpu {
 		bool seen;	/* time is set */
 	} *cpu_time;		/* by cpu < DENSE_CPUS */
 	GHashTable *cpu_time_far;	/* the others: cpu -> struct cpu_time * */
-	uint64_t counted, short_waits, unseen;
+	uint64_t counted, short_waits, unseen, recorded;
+	offcpu_switch_in_fn switch_in;
+	void *switch_in_data;
 	offcpu_credit_fn on_credit;
 	void *on_credit_data;
 };
@@ -372,18 +375,38 @@ void offcpu_switch_in(struct offcpu *o, int tid, uint64_t time)
 {
 	struct pending *w = tid ? pending_find(o, tid) : NULL;
 
+	uint64_t in;
+
 	if (!w)
 		return;
-	credit(o, w, time);
+	/* an earlier switch-in: the tracepoint lacks the switch-out after it */
+	if (o->switch_in && o->switch_in(o->switch_in_data, w->perf_tid, w->since, time, &in) &&
+	    in < time) {
+		o->recorded++;
+		credit(o, w, in);
+	} else {
+		credit(o, w, time);
+	}
 	pending_remove(o, w);
+}
+
+void offcpu_on_unseen(struct offcpu *o, offcpu_switch_in_fn fn, void *data)
+{
+	o->switch_in = fn;
+	o->switch_in_data = data;
 }
 
 void offcpu_switch_unseen(struct offcpu *o, int tid, int cpu, uint64_t time)
 {
 	struct pending *w = tid ? pending_find(o, tid) : NULL;
 	struct cpu_time *last = cpu_time_of(o, cpu);
+	uint64_t in;
 
-	if (w && last->seen && last->time >= w->since) {
+	if (w && o->switch_in &&
+	    o->switch_in(o->switch_in_data, w->perf_tid, w->since, time, &in)) {
+		o->recorded++;
+		credit(o, w, in);
+	} else if (w && last->seen && last->time >= w->since) {
 		o->unseen++;
 		credit(o, w, last->time);
 	}
@@ -393,7 +416,7 @@ void offcpu_switch_unseen(struct offcpu *o, int tid, int cpu, uint64_t time)
 	last->seen = true;
 }
 
-void offcpu_switch_out(struct offcpu *o, int tid, uint64_t time,
+void offcpu_switch_out(struct offcpu *o, int tid, int perf_tid, uint64_t time,
 		       struct fold_table *t, const char *key, size_t len,
 		       uint64_t *counter)
 {
@@ -402,6 +425,7 @@ void offcpu_switch_out(struct offcpu *o, int tid, uint64_t time,
 	if (!tid)
 		return;
 	w = pending_put(o, tid);
+	w->perf_tid = perf_tid;
 	w->since = time;
 	w->table = t;
 	w->key = g_strndup(key, len);
@@ -409,7 +433,7 @@ void offcpu_switch_out(struct offcpu *o, int tid, uint64_t time,
 	w->counter = counter;
 }
 
-void offcpu_switch_out_id(struct offcpu *o, int tid, uint64_t time,
+void offcpu_switch_out_id(struct offcpu *o, int tid, int perf_tid, uint64_t time,
 			  offcpu_add_fn *add, void *data, uint64_t id, uint64_t *counter)
 {
 	struct pending *w;
@@ -417,6 +441,7 @@ void offcpu_switch_out_id(struct offcpu *o, int tid, uint64_t time,
 	if (!tid)
 		return;
 	w = pending_put(o, tid);
+	w->perf_tid = perf_tid;
 	w->since = time;
 	w->add = add;
 	w->add_data = data;
@@ -452,7 +477,16 @@ uint64_t offcpu_finish(struct offcpu *o, uint64_t *ns)
 	g_array_sort(order, by_tid);
 	for (guint i = 0; i < order->len; i++) {
 		struct pending *w = &g_array_index(order, struct pending, i);
+		uint64_t in;
 
+		/* back on a CPU, but never switched out again: ended there */
+		if (o->switch_in && o->switch_in(o->switch_in_data, w->perf_tid, w->since,
+						 o->last_time, &in)) {
+			o->recorded++;
+			credit(o, w, in);
+			g_free(w->key);
+			continue;
+		}
 		n++;
 		*ns += o->last_time > w->since ? o->last_time - w->since : 0;
 		credit(o, w, o->last_time);
@@ -470,4 +504,9 @@ void offcpu_stats(const struct offcpu *o, uint64_t *counted, uint64_t *short_wai
 	*counted = o->counted;
 	*short_waits = o->short_waits;
 	*unseen = o->unseen;
+}
+
+uint64_t offcpu_recorded(const struct offcpu *o)
+{
+	return o->recorded;
 }

@@ -80,19 +80,37 @@ void offcpu_switch_in(struct offcpu *o, int tid, uint64_t time);
 
 /*
  * tid leaves cpu at time: if it still has a wait pending, its switch-in
- * was not recorded (it happens, mostly for switches from the idle task);
- * like perf sched timehist, take the CPU's previous sched_switch as the
- * moment it came back, and credit the wait up to then.  Call it for every
- * sched_switch, before offcpu_switch_out() or offcpu_forget().
+ * was not recorded (the kernel does not emit the tracepoint for many
+ * switches from the idle task).  The wait ends at the thread's first
+ * switch-in since it began that offcpu_on_unseen()'s fn finds; failing
+ * that, like perf sched timehist, at the CPU's previous sched_switch,
+ * often the thread's own switch-out.  Call it for every sched_switch,
+ * before offcpu_switch_out() or offcpu_forget().
  */
 void offcpu_switch_unseen(struct offcpu *o, int tid, int cpu, uint64_t time);
 
 /*
+ * Where a wait's switch-in the tracepoint lacks is found:
+ * fn(data, perf_tid, from, to, &time) sets the first time in [from, to]
+ * thread perf_tid (as offcpu_switch_out() was given it) came back on a
+ * CPU, or returns false (perfdata_switch_in(): perf record
+ * --switch-events' records).  Asked by offcpu_switch_unseen(); by
+ * offcpu_switch_in(), for an earlier switch-in (the tracepoint also
+ * misses a few switch-outs); and by offcpu_finish(), for the threads
+ * that came back and never left again.
+ */
+typedef bool (*offcpu_switch_in_fn)(void *data, int perf_tid, uint64_t from, uint64_t to,
+				    uint64_t *time);
+void offcpu_on_unseen(struct offcpu *o, offcpu_switch_in_fn fn, void *data);
+
+/*
  * tid leaves the CPU at time with stack key[0..len) of table t; *counter
  * is incremented when the wait is counted (for the per-process index).
+ * perf_tid is what perf calls the thread (the sample's tid: in a PID
+ * namespace not the kernel's tid, which the switches give).
  * Any earlier pending wait of tid is forgotten (it ran in between).
  */
-void offcpu_switch_out(struct offcpu *o, int tid, uint64_t time,
+void offcpu_switch_out(struct offcpu *o, int tid, int perf_tid, uint64_t time,
 		       struct fold_table *t, const char *key, size_t len,
 		       uint64_t *counter);
 
@@ -101,15 +119,16 @@ void offcpu_switch_out(struct offcpu *o, int tid, uint64_t time,
  * add(data, id, weight) is called in place of adding to a table.
  */
 typedef void offcpu_add_fn(void *data, uint64_t id, fk_count weight);
-void offcpu_switch_out_id(struct offcpu *o, int tid, uint64_t time,
+void offcpu_switch_out_id(struct offcpu *o, int tid, int perf_tid, uint64_t time,
 			  offcpu_add_fn *add, void *data, uint64_t id, uint64_t *counter);
 
 /* tid left the CPU in a state not counted: forget any pending wait. */
 void offcpu_forget(struct offcpu *o, int tid);
 
 /*
- * Counts the threads still off-CPU up to the last time seen; returns how
- * many there were and *ns their total.
+ * Counts the threads still off-CPU up to the last time seen (or up to
+ * the switch-in offcpu_on_unseen()'s fn gives); returns how many were
+ * off-CPU up to the end and *ns their total.
  */
 uint64_t offcpu_finish(struct offcpu *o, uint64_t *ns);
 
@@ -127,5 +146,8 @@ void offcpu_on_credit(struct offcpu *o, offcpu_credit_fn fn, void *data);
  */
 void offcpu_stats(const struct offcpu *o, uint64_t *counted, uint64_t *short_waits,
 		  uint64_t *unseen);
+
+/* Waits whose end offcpu_on_unseen()'s fn gave (not in unseen). */
+uint64_t offcpu_recorded(const struct offcpu *o);
 
 #endif

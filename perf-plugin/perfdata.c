@@ -24,6 +24,8 @@ enum {
 	REC_SAMPLE = 9,
 	REC_MMAP2 = 10,
 	REC_LOST_SAMPLES = 13,
+	REC_SWITCH = 14,	/* a thread's own switch (perf record per thread) */
+	REC_SWITCH_CPU_WIDE = 15,	/* a CPU's switch (perf record -a) */
 	REC_USER = 64,		/* perf's own from here: never time-ordered */
 	REC_HEADER_ATTR = 64,	/* a pipe file's event attributes */
 	REC_TRACING_DATA = 66,	/* followed by the tracing data (pipe files) */
@@ -33,6 +35,7 @@ enum {
 	REC_FINISHED_INIT = 82,
 };
 #define MISC_EXEC (1 << 13)	/* COMM: at exec; MMAP: a data mapping */
+#define MISC_SWITCH_OUT (1 << 13)	/* SWITCH: out, not in */
 #define PROT_X 4
 
 /* perf_event_attr: sample_type (u64 at byte 24), the flags (u64 at 40) */
@@ -110,6 +113,8 @@ struct perfdata {
 	struct order order;	/* perf's flushes, as far as the file shows */
 	uint64_t unordered;	/* records perf may hand over late */
 	GHashTable *late;	/* pid -> 1: processes of those records */
+	GHashTable *switch_ins;	/* tid -> GArray of uint64_t: its switch-ins' times */
+	uint64_t switches;	/* SWITCH records read, in and out */
 };
 
 /*
@@ -321,6 +326,35 @@ static bool trailer_time(const struct perfdata *pd, const uint8_t *p, size_t n, 
 	return true;
 }
 
+/*
+ * A SWITCH or SWITCH_CPU_WIDE record (n payload bytes, fixed of them its
+ * own): a switch-in's time is kept under its thread, both from its
+ * sample_id trailer (tid, time, then id, stream_id, cpu, identifier, as
+ * sample_type has them); without them, nothing is kept.
+ */
+static void on_switch(struct perfdata *pd, const uint8_t *p, size_t n, size_t fixed,
+		      unsigned misc)
+{
+	uint64_t t = pd->trailer;
+	size_t len = 8 * (size_t)(!!(t & S_TID) + !!(t & S_TIME) + !!(t & S_ID) +
+				  !!(t & S_STREAM_ID) + !!(t & S_CPU) + !!(t & S_IDENTIFIER));
+	uint64_t time;
+	GArray *a;
+	int tid;
+
+	pd->switches++;
+	if ((misc & MISC_SWITCH_OUT) || !pd->attrs || pd->trailer_mixed ||
+	    (t & (S_TID | S_TIME)) != (S_TID | S_TIME) || n < fixed + len)
+		return;
+	tid = (int)u32(p + n - len + 4);
+	time = u64(p + n - len + 8);
+	if (!(a = g_hash_table_lookup(pd->switch_ins, GINT_TO_POINTER(tid)))) {
+		a = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+		g_hash_table_insert(pd->switch_ins, GINT_TO_POINTER(tid), a);
+	}
+	g_array_append_val(a, time);
+}
+
 /* An event's perf_event_attr (n bytes): the shape of the records' trailers. */
 static void on_attr(struct perfdata *pd, const uint8_t *a, size_t n)
 {
@@ -484,6 +518,7 @@ static size_t min_payload(uint32_t type)
 	case REC_LOST_SAMPLES:	return 8;
 	case REC_TRACING_DATA:	return 4;
 	case REC_AUXTRACE:	return 8;
+	case REC_SWITCH_CPU_WIDE: return 8;	/* next_prev_pid next_prev_tid */
 	default:		return 0;
 	}
 }
@@ -635,6 +670,12 @@ static void walk(struct perfdata *pd, struct reader *r, uint64_t off, uint64_t e
 			break;
 		case REC_LOST_SAMPLES:
 			pd->lost_samples += u64(p);
+			break;
+		case REC_SWITCH:
+			on_switch(pd, p, size - 8, 0, misc);
+			break;
+		case REC_SWITCH_CPU_WIDE:
+			on_switch(pd, p, size - 8, 8, misc);
 			break;
 		case REC_COMPRESSED:
 			pd->compressed = true;
@@ -965,6 +1006,10 @@ static void sort_changes(struct perfdata *pd)
 	g_hash_table_iter_init(&it, pd->renames);
 	while (g_hash_table_iter_next(&it, NULL, &v))
 		g_array_sort(((struct changes *)v)->times, cmp_time);
+	/* (in order already, but where a thread moved from CPU to CPU) */
+	g_hash_table_iter_init(&it, pd->switch_ins);
+	while (g_hash_table_iter_next(&it, NULL, &v))
+		g_array_sort(v, cmp_time);
 }
 
 struct perfdata *perfdata_read(int fd, const char *name, GError **err)
@@ -1015,6 +1060,8 @@ struct perfdata *perfdata_read(int fd, const char *name, GError **err)
 	pd->changes = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free_changes);
 	pd->renames = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free_changes);
 	pd->late = g_hash_table_new(g_direct_hash, g_direct_equal);
+	pd->switch_ins = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
+					       (GDestroyNotify)g_array_unref);
 	if (hsize == PIPE_HEADER) {
 		/* records up to the end; a cut shows as a last record cut short */
 		pd->pipe = true;
@@ -1062,6 +1109,7 @@ void perfdata_free(struct perfdata *pd)
 	g_hash_table_destroy(pd->changes);
 	g_hash_table_destroy(pd->renames);
 	g_hash_table_destroy(pd->late);
+	g_hash_table_destroy(pd->switch_ins);
 	g_free(pd);
 }
 
@@ -1190,4 +1238,33 @@ uint32_t perfdata_map_gen(const struct perfdata *pd, int pid, uint64_t time, uin
 uint32_t perfdata_name_gen(const struct perfdata *pd, int tid, uint64_t time, uint64_t *until)
 {
 	return gen_at(pd->renames, tid, time, until);
+}
+
+uint64_t perfdata_switches(const struct perfdata *pd)
+{
+	return pd->switches;
+}
+
+bool perfdata_switch_in(const struct perfdata *pd, int tid, uint64_t from, uint64_t to,
+			uint64_t *time)
+{
+	GArray *a = g_hash_table_lookup(pd->switch_ins, GINT_TO_POINTER(tid));
+	guint lo = 0, hi;
+
+	/* (a trailer told apart only after its records: none can be read) */
+	if (!a || pd->trailer_mixed)
+		return false;
+	/* the first at or after from */
+	for (hi = a->len; lo < hi;) {
+		guint mid = lo + (hi - lo) / 2;
+
+		if (g_array_index(a, uint64_t, mid) < from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == a->len || g_array_index(a, uint64_t, lo) > to)
+		return false;
+	*time = g_array_index(a, uint64_t, lo);
+	return true;
 }

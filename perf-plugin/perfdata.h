@@ -41,10 +41,18 @@
  * itself.  Records compressed by perf record -z cannot be read here
  * (perfdata_compressed()): no names then.
  *
+ * Switches: perf record --switch-events writes a record at each context
+ * switch (PERF_RECORD_SWITCH_CPU_WIDE with -a, PERF_RECORD_SWITCH per
+ * thread), in and out, with the thread and time in its sample_id
+ * trailer.  Unlike the sched:sched_switch tracepoint, which the kernel
+ * does not emit for many switches from the idle task, they miss none:
+ * perfdata_switch_in() gives the switch-in a tracepoint stream lacks.
+ *
  * The file is read through its own descriptor in blocks (pread, so the
  * caller's offset is untouched); memory grows with the number of threads
- * and processes in the recording, never with its size (a process's
- * mappings are kept as at most 4096 address ranges).  Every name is
+ * and processes in the recording (a process's mappings are kept as at
+ * most 4096 address ranges), and with its switch-in records: 8 bytes
+ * each (perf wrote some 50), none without --switch-events.  Every name is
  * what the profiled programs chose: escape it before showing it.
  */
 #ifndef FOLDKIT_PLUGIN_PERFDATA_H
@@ -165,5 +173,21 @@ uint32_t perfdata_name_gen(const struct perfdata *pd, int tid, uint64_t time, ui
  * view changes when it gets the record, not at the record's time).
  */
 uint64_t perfdata_unordered(const struct perfdata *pd, unsigned *processes);
+
+/*
+ * The SWITCH and SWITCH_CPU_WIDE records in the file, in and out (0
+ * without perf record --switch-events).
+ */
+uint64_t perfdata_switches(const struct perfdata *pd);
+
+/*
+ * The first time in [from, to] that perf's switch records show thread
+ * tid (as perf names it: the samples' tid, not the kernel's in a PID
+ * namespace) switched in; false when none does, or the records do not
+ * give their thread and time (no sample_id_all, event attributes that
+ * disagree).
+ */
+bool perfdata_switch_in(const struct perfdata *pd, int tid, uint64_t from, uint64_t to,
+			uint64_t *time);
 
 #endif

@@ -168,7 +168,7 @@ static void test_waits(void)
 	/* thread 10: off at 100 ms, back at 102.5 ms: 2500 us */
 	offcpu_tick(o, 100 * MS);
 	offcpu_switch_unseen(o, 10, 0, 100 * MS);
-	offcpu_switch_out(o, 10, 100 * MS, t, "a;lock", 6, &n);
+	offcpu_switch_out(o, 10, 10, 100 * MS, t, "a;lock", 6, &n);
 	offcpu_tick(o, 102 * MS + MS / 2);
 	offcpu_switch_in(o, 10, 102 * MS + MS / 2);
 	offcpu_switch_unseen(o, 99, 0, 102 * MS + MS / 2);
@@ -176,19 +176,19 @@ static void test_waits(void)
 	CHECK(n == 1);
 	/* a second wait of 10 ms on the same stack adds up */
 	offcpu_switch_unseen(o, 10, 0, 110 * MS);
-	offcpu_switch_out(o, 10, 110 * MS, t, "a;lock", 6, &n);
+	offcpu_switch_out(o, 10, 10, 110 * MS, t, "a;lock", 6, &n);
 	offcpu_switch_in(o, 10, 120 * MS);
 	offcpu_switch_unseen(o, 98, 0, 120 * MS);
 	CHECK(total(t, "a;lock") == US(12500));
 	/* under min= (1 ms): left out, counted as short */
 	offcpu_switch_unseen(o, 10, 0, 130 * MS);
-	offcpu_switch_out(o, 10, 130 * MS, t, "a;sleep", 7, &n);
+	offcpu_switch_out(o, 10, 10, 130 * MS, t, "a;sleep", 7, &n);
 	offcpu_switch_in(o, 10, 130 * MS + MS / 2);
 	offcpu_switch_unseen(o, 97, 0, 130 * MS + MS / 2);
 	CHECK(total(t, "a;sleep") == 0);
 	/* nanoseconds are kept until the writer rounds: 1.0005 ms */
 	offcpu_switch_unseen(o, 11, 1, 140 * MS);
-	offcpu_switch_out(o, 11, 140 * MS, t, "b;io", 4, &n);
+	offcpu_switch_out(o, 11, 11, 140 * MS, t, "b;io", 4, &n);
 	offcpu_switch_in(o, 11, 141 * MS + 500);
 	offcpu_switch_unseen(o, 96, 1, 141 * MS + 500);
 	CHECK(total(t, "b;io") == US(1000) + FK_COUNT_ONE / 2);
@@ -198,18 +198,18 @@ static void test_waits(void)
 	 * cpu 1 again at 161 ms: its wait ends at 160 ms
 	 */
 	offcpu_switch_unseen(o, 12, 1, 150 * MS);
-	offcpu_switch_out(o, 12, 150 * MS, t, "c;wait", 6, &n);
+	offcpu_switch_out(o, 12, 12, 150 * MS, t, "c;wait", 6, &n);
 	offcpu_switch_unseen(o, 95, 1, 160 * MS);
 	offcpu_switch_unseen(o, 12, 1, 161 * MS);
 	offcpu_forget(o, 12);
 	CHECK(total(t, "c;wait") == US(10000));
 	/* a thread leaving again in a state not counted loses its wait */
-	offcpu_switch_out(o, 13, 170 * MS, t, "d;gone", 6, &n);
+	offcpu_switch_out(o, 13, 13, 170 * MS, t, "d;gone", 6, &n);
 	offcpu_forget(o, 13);
 	offcpu_switch_in(o, 13, 180 * MS);
 	CHECK(total(t, "d;gone") == 0);
 	/* still off at the end: counted up to the last time seen */
-	offcpu_switch_out(o, 14, 190 * MS, t, "e;tail", 6, &n);
+	offcpu_switch_out(o, 14, 14, 190 * MS, t, "e;tail", 6, &n);
 	offcpu_tick(o, 195 * MS);
 	CHECK(offcpu_finish(o, &tail_ns) == 1);
 	CHECK(tail_ns == 5 * MS);
@@ -217,6 +217,68 @@ static void test_waits(void)
 	offcpu_stats(o, &counted, &short_waits, &unseen);
 	CHECK(counted == 5 && short_waits == 1 && unseen == 1);
 	CHECK(n == 5);
+	fold_table_free(t);
+	offcpu_free(o);
+	unlink(path);
+	g_free(path);
+}
+
+/* switch-ins from perf's switch records: perf tid 1012 at 155 and 205 ms */
+static bool fake_switch_in(void *data, int tid, uint64_t from, uint64_t to, uint64_t *time)
+{
+	static const uint64_t ins[] = { 155 * MS, 205 * MS, 230 * MS };
+
+	(*(int *)data)++;
+	for (size_t i = 0; i < G_N_ELEMENTS(ins); i++)
+		if (tid == 1012 && ins[i] >= from && ins[i] <= to) {
+			*time = ins[i];
+			return true;
+		}
+	return false;
+}
+
+static void test_switch_records(void)
+{
+	char *path = write_temp(kernel_format);
+	GError *err = NULL;
+	struct offcpu *o = offcpu_new(OFFCPU_S | OFFCPU_D, 0, path, &err);
+	struct fold_table *t = fold_table_new();
+	uint64_t n = 0, counted, short_waits, unseen, tail_ns;
+	int asked = 0;
+
+	CHECK(o != NULL);
+	if (!o)
+		return;
+	offcpu_on_unseen(o, fake_switch_in, &asked);
+	/*
+	 * thread 12 (1012 to perf) leaves cpu 1 at 150 ms; its switch-in at
+	 * 155 ms has no tracepoint; cpu 1 switches at 160 ms, and thread 12
+	 * leaves it at 161 ms: the wait ends at 155 ms, not 160
+	 */
+	offcpu_switch_unseen(o, 12, 1, 150 * MS);
+	offcpu_switch_out(o, 12, 1012, 150 * MS, t, "c;wait", 6, &n);
+	offcpu_switch_unseen(o, 95, 1, 160 * MS);
+	offcpu_switch_unseen(o, 12, 1, 161 * MS);
+	CHECK(total(t, "c;wait") == US(5000));
+	/* none in the records: the CPU's previous switch, as before */
+	offcpu_switch_out(o, 12, 1012, 170 * MS, t, "c;io", 4, &n);
+	offcpu_switch_unseen(o, 95, 1, 180 * MS);
+	offcpu_switch_unseen(o, 12, 1, 181 * MS);
+	CHECK(total(t, "c;io") == US(10000));
+	/* a recorded switch-in, and an earlier one only the records have:
+	 * the tracepoint missed the switch-out between */
+	offcpu_switch_out(o, 12, 1012, 200 * MS, t, "c;lock", 6, &n);
+	offcpu_switch_in(o, 12, 210 * MS);
+	CHECK(total(t, "c;lock") == US(5000));
+	/* back at 230 ms, never out again: ends there, not at the last time */
+	offcpu_switch_out(o, 12, 1012, 220 * MS, t, "c;tail", 6, &n);
+	offcpu_switch_out(o, 14, 1014, 220 * MS, t, "e;tail", 6, &n);
+	offcpu_tick(o, 240 * MS);
+	CHECK(offcpu_finish(o, &tail_ns) == 1 && tail_ns == 20 * MS);
+	CHECK(total(t, "c;tail") == US(10000) && total(t, "e;tail") == US(20000));
+	offcpu_stats(o, &counted, &short_waits, &unseen);
+	CHECK(counted == 5 && short_waits == 0 && unseen == 1 && offcpu_recorded(o) == 3);
+	CHECK(asked == 5);
 	fold_table_free(t);
 	offcpu_free(o);
 	unlink(path);
@@ -270,6 +332,7 @@ int main(void)
 	test_decode(moved_format, &moved);
 	test_states();
 	test_waits();
+	test_switch_records();
 	test_bad_formats();
 	return CHECK_DONE();
 }

@@ -1,7 +1,8 @@
 /*
  * perfdata-test - unit tests of the plugin's perf.data reader on files
  * built here record by record: process names (main thread, fork, exec,
- * executable), lost events, the sample times, and every kind of damage
+ * executable), lost events, the sample times, switch-ins (perf record
+ * --switch-events), and every kind of damage
  * (cut short, unfinished, a record too short or too long, a cut pipe
  * file).  Built and run by test/scripts/plugin-unit.sh.
  */
@@ -127,6 +128,19 @@ static void sample_timed(GByteArray *b, uint32_t pid, uint32_t tid, uint64_t tim
 	uint64_t p[5] = { 42, 0x400100, pid | (uint64_t)tid << 32, time, 1 };
 
 	record(b, REC_SAMPLE, 0, p, sizeof(p));
+}
+
+/*
+ * A SWITCH_CPU_WIDE record (prev or next pid/tid, then attr()'s trailer)
+ * of tid on cpu at time, in or out; n bytes of it when n is not 0.
+ */
+static void switch_cpu_wide(GByteArray *b, uint32_t tid, uint32_t other, uint32_t cpu,
+			    uint64_t time, bool out, size_t n)
+{
+	uint64_t p[5] = { other | (uint64_t)other << 32, tid | (uint64_t)tid << 32, time,
+			  cpu, 42 };
+
+	record(b, REC_SWITCH_CPU_WIDE, out ? MISC_SWITCH_OUT : 0, p, n ? n : sizeof(p));
 }
 
 /* perf's PERF_RECORD_FINISHED_ROUND: a header only */
@@ -542,6 +556,55 @@ int main(void)
 	mmap2_timed(c, 5, "/usr/bin/new", 300);
 	pd = read_bytes(c, &err);
 	CHECK(pd && !perfdata_damage(pd) && !perfdata_has_map_times(pd));
+	perfdata_free(pd);
+	g_byte_array_unref(c);
+
+	/* perf record --switch-events: the switch-ins of each thread, from
+	 * the sample_id trailer, in time order whatever the CPUs' order */
+	c = g_byte_array_new();
+	g_byte_array_append(c, (const guint8 *)"PERFILE2", 8);
+	put64(c, 16);
+	attr(c, true);
+	switch_cpu_wide(c, 30, 0, 1, 500, false, 0);
+	switch_cpu_wide(c, 30, 0, 1, 600, true, 0);
+	switch_cpu_wide(c, 31, 30, 1, 600, false, 0);
+	switch_cpu_wide(c, 30, 0, 0, 300, false, 0);	/* an earlier CPU's, later in the file */
+	record(c, REC_SWITCH, 0, (uint64_t[]){ 30 | 30ULL << 32, 700, 0, 42 }, 32);
+	switch_cpu_wide(c, 30, 0, 1, 800, false, 20);	/* too short for its trailer */
+	pd = read_bytes(c, &err);
+	CHECK(pd && !perfdata_damage(pd) && perfdata_switches(pd) == 6);
+	if (pd) {
+		uint64_t t = 0;
+
+		CHECK(perfdata_switch_in(pd, 30, 0, 1000, &t) && t == 300);
+		CHECK(perfdata_switch_in(pd, 30, 301, 1000, &t) && t == 500);
+		CHECK(perfdata_switch_in(pd, 30, 500, 500, &t) && t == 500);
+		CHECK(perfdata_switch_in(pd, 30, 501, 1000, &t) && t == 700);
+		CHECK(!perfdata_switch_in(pd, 30, 501, 699, &t));	/* 600 was out */
+		CHECK(!perfdata_switch_in(pd, 30, 701, UINT64_MAX, &t));
+		CHECK(perfdata_switch_in(pd, 31, 0, 1000, &t) && t == 600);
+		CHECK(!perfdata_switch_in(pd, 0, 0, 1000, &t));
+		CHECK(!perfdata_switch_in(pd, 32, 0, 1000, &t));
+	}
+	perfdata_free(pd);
+	/* a record shorter than its own fields: damage, as for others */
+	record(c, REC_SWITCH_CPU_WIDE, 0, NULL, 0);
+	expect_damage(c, "a record of type 15 and 8 bytes, too short");
+	g_byte_array_unref(c);
+	/* without sample_id_all the records say no thread or time: none kept */
+	c = g_byte_array_new();
+	g_byte_array_append(c, (const guint8 *)"PERFILE2", 8);
+	put64(c, 16);
+	attr(c, false);
+	switch_cpu_wide(c, 30, 0, 1, 500, false, 8);
+	pd = read_bytes(c, &err);
+	CHECK(pd && !perfdata_damage(pd) && perfdata_switches(pd) == 1);
+	if (pd) {
+		uint64_t t = 0;
+
+		CHECK(!perfdata_switch_in(pd, 30, 0, UINT64_MAX, &t) &&
+		      !perfdata_switch_in(pd, 0, 0, UINT64_MAX, &t));
+	}
 	perfdata_free(pd);
 	g_byte_array_unref(c);
 

@@ -35,14 +35,26 @@ sleep 0.1
 # nothing.  A buffer of 2 MB per CPU (where perf may lock that much), and up
 # to three tries.
 lost() { perf report -i "$1" --stats 2>/dev/null | grep -c 'LOST'; }
-for try in 1 2 3; do
-	rm -f "$T/sw.data"
-	perf record -q -m 2M -e sched:sched_switch -a -g -o "$T/sw.data" -- sleep 0.8 >/dev/null 2>"$T/rec.err" ||
-		perf record -q -e sched:sched_switch -a -g -o "$T/sw.data" -- sleep 0.8 >/dev/null 2>"$T/rec.err"
-	rc=$?
-	[ $rc -eq 0 ] && [ "$(lost "$T/sw.data")" != 0 ] || break
-	echo "   (perf lost events in recording $try: $(perf report -i "$T/sw.data" --stats 2>/dev/null | grep LOST | head -2 | tr -s ' ' | tr '\n' ';'))"
-done
+# record FILE [PERF-RECORD-OPTION]: sets rc
+record() {
+	for try in 1 2 3; do
+		rm -f "$1"
+		perf record -q -m 2M -e sched:sched_switch ${2:-} -a -g -o "$1" -- sleep 0.8 >/dev/null 2>"$T/rec.err" ||
+			perf record -q -e sched:sched_switch ${2:-} -a -g -o "$1" -- sleep 0.8 >/dev/null 2>"$T/rec.err"
+		rc=$?
+		[ $rc -eq 0 ] && [ "$(lost "$1")" != 0 ] || break
+		echo "   (perf lost events in recording $try: $(perf report -i "$1" --stats 2>/dev/null | grep LOST | head -2 | tr -s ' ' | tr '\n' ';'))"
+	done
+}
+record "$T/sw.data"
+# the same with perf's switch records (the test at the end), if this
+# perf has them
+swrc=1
+if perf record -h 2>&1 | grep -q -- --switch-events; then
+	rc0=$rc
+	record "$T/sws.data" --switch-events
+	swrc=$rc rc=$rc0
+fi
 kill -0 $wpid $c 2>/dev/null || fail "the workload ended during the recording"
 kill $wpid $c
 wait $wpid
@@ -287,6 +299,68 @@ SCRIPT_ARGS="--pid 2147483646" plugin "$T/sw.data" offcpu >"$T/out" 2>"$T/err" &
 [ -s "$T/out" ] && fail "offcpu, perf script --pid matching nothing: printed stacks"
 grep -q "none of the [0-9]* samples perf read passed its selection" "$T/err" &&
 	echo "ok offcpu, nothing selected: $(head -1 "$T/err")" || fail "offcpu, nothing selected: $(head -2 "$T/err")"
+
+# perf record --switch-events: the kernel does not emit the sched_switch
+# tracepoint for many switches from the idle task (here often half of
+# them), so many waits have no recorded switch-in; perf's switch records
+# have every one, and the plugin ends such waits there.  From perf's own
+# text, each wait of the workload's main process (the sleepers, the
+# lockers; states S and D) runs from its switch-out to the thread's first
+# switch-in perf recorded, of either kind (a switch record comes a few
+# microseconds after the tracepoint of the same switch), or to the last
+# sample; the plugin's per-thread totals must be those (each stack rounded
+# to 1 us), and the 1 ms sleeps' mean over all their waits at least
+# 950 us.  On a machine never idle no switch-in is missing: the count of
+# waits the switch records ended is printed.
+if [ $swrc != 0 ]; then
+	echo "   (no recording with --switch-events: $(head -1 "$T/rec.err"))"
+elif [ "$(lost "$T/sws.data")" != 0 ]; then
+	fail "perf lost events in each of three recordings with --switch-events: the machine is too busy to test"
+else
+	perf script -i "$T/sws.data" --show-switch-events --ns -F pid,tid,time,trace 2>/dev/null >"$T/sws.txt"
+	awk -v pid="$wpid" '
+	function ns(s,  a) { sub(/:$/, "", s); split(s, a, "."); return a[1] * 1e9 + a[2] }
+	function end(p, t) { us[p] += (t - open[p]) / 1000; n[p]++; delete open[p] }
+	FNR == 1 { pass++ }
+	pass == 1 { if ($0 ~ /prev_pid=/) last = ns($2); next }
+	{ split($1, id, "/"); t = ns($2) }
+	/PERF_RECORD_SWITCH/ && $4 == "IN" { if ((id[2] in open) && t <= last) { end(id[2], t); rec++ }; next }
+	/prev_pid=/ {
+		for (i = 3; i <= NF; i++) {
+			if ($i ~ /^prev_pid=/) prev = substr($i, 10)
+			if ($i ~ /^prev_state=/) st = substr($i, 12)
+			if ($i ~ /^next_pid=/) nxt = substr($i, 10)
+		}
+		k2p[prev] = id[2]	# the kernel pid, perf tid
+		if ((nxt in k2p) && (k2p[nxt] in open)) end(k2p[nxt], t)
+		if (id[2] in open) { noend++; delete open[id[2]] }
+		if (id[1] == pid && st ~ /^[SD]/) open[id[2]] = t
+	}
+	END {
+		for (p in open) { tail[p] = (last - open[p]) / 1000; us[p] += tail[p] }
+		for (p in us) printf "%s %.3f %d %.3f\n", p, us[p], n[p], us[p] - tail[p]
+		printf "%d %d\n", rec, noend >"/dev/stderr"
+	}' "$T/sws.txt" "$T/sws.txt" >"$T/sws.theirs" 2>"$T/sws.counts"
+	read -r byrec noend <"$T/sws.counts"
+	plugin "$T/sws.data" offcpu tid >"$T/sws.folded" 2>"$T/sws.err" ||
+		fail "offcpu on a recording with --switch-events failed: $(head -3 "$T/sws.err")"
+	awk -v pid="$wpid" '{ split($1, f, ";"); n = split(f[1], a, "-"); split(a[n], p, "/")
+		if (p[1] == pid) { us[p[2]] += $NF; k[p[2]]++; if (f[1] ~ /^sleep-short-/) short = p[2] } }
+		END { for (t in us) print t, us[t], k[t], t == short }' "$T/sws.folded" >"$T/sws.ours"
+	if awk 'FILENAME == ARGV[1] { us[$1] = $2; n[$1] = $3; closed[$1] = $4; next }
+		{ m++; d = $2 - us[$1]; if (d < 0) d = -d
+		  if (!($1 in us) || d > $3 * 0.5 + 1) { bad++; print "  thread " $1 ": plugin " $2 " us, perf'"'"'s text " us[$1] + 0 " us" }
+		  # (the plugin total, less the wait still open at the end)
+		  if ($4) { sn = n[$1]; sm = sn ? ($2 - (us[$1] - closed[$1])) / sn : 0 } }
+		END { for (t in us) if (us[t] > 0) o++
+		      printf "  %d threads; sleep-short: %d waits, mean %.0f us\n", m, sn, sm
+		      exit (bad > 0 || m < 4 || m != o || sn < 5 || sm < 950) }' "$T/sws.theirs" "$T/sws.ours"; then
+		echo "ok --switch-events: per-thread off-CPU time as perf's text says, $byrec waits ended by a switch record ($(grep -o '[0-9]* of [0-9]* waits ended by a switch-in only' "$T/sws.err" || echo none))"
+	else
+		fail "--switch-events: the plugin's off-CPU totals are not perf's ($byrec waits ended by a switch record, $noend with no switch-in)"
+	fi
+	[ "${noend:-0}" = 0 ] || echo "   ($noend waits of perf's text had no switch-in before the thread's next switch-out)"
+fi
 
 # In a PID namespace (plugin-offcpu-ns.sh), make sure that is what ran:
 # another namespace than the caller's, where the samples' tids are not the
