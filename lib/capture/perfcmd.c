@@ -70,6 +70,13 @@ char **fk_perf_record_off(const struct fk_record_cmd *c, const char *filter)
 	add(v, "--call-graph");
 	add(v, "fp");
 	add(v, "-a");
+	/*
+	 * perf's records of every switch (PERF_RECORD_SWITCH_CPU_WIDE): the
+	 * kernel does not emit the tracepoint for many switches from the
+	 * idle task, and the plugin ends those waits at these (perf 4.3 and
+	 * later: older than the --control fp-record needs)
+	 */
+	add(v, "--switch-events");
 	if (filter) {
 		add(v, "--filter");
 		add(v, filter);

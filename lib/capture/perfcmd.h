@@ -23,6 +23,10 @@
  * switch-in happens in another task).  fk_switch_filter() keeps the
  * recording small: only the switches of the given threads, and of tasks
  * newer than a pid (threads and children started during the window).
+ * With --switch-events, perf also writes a small record of every switch
+ * on the machine (no filter applies to them): the tracepoint misses many
+ * switches from the idle task, and the plugin ends a wait at the
+ * switch-in only these records then give.
  */
 #ifndef FOLDKIT_CAPTURE_PERFCMD_H
 #define FOLDKIT_CAPTURE_PERFCMD_H

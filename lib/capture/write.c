@@ -660,6 +660,7 @@ int cap_write_report(struct session *s, GError **err)
 				       c->freq, c->cg == FK_CG_DWARF ? "dwarf" : "fp");
 	if (c->off)
 		g_string_append(out, "- Off-CPU: every sched:sched_switch with its stack, "
+				"and perf's switch records (--switch-events), "
 				"folded by foldkit.so's offcpu mode; counts are microseconds "
 				"off the CPU (sleeping, S, or blocked, D)\n");
 	if (c->load) {

@@ -272,13 +272,13 @@ static void test_commands(void)
 	c.data = "d/off.data";
 	v = fk_perf_record_off(&c, "prev_pid>5||next_pid>5");
 	CHECK_STR((s = join(v)), "perf record -e sched:sched_switch -c 1 --call-graph fp -a "
-		  "--filter prev_pid>5||next_pid>5 -o d/off.data --delay=-1 --control fd:3,4 "
+		  "--switch-events --filter prev_pid>5||next_pid>5 -o d/off.data --delay=-1 --control fd:3,4 "
 		  "--no-buildid --no-buildid-cache");
 	g_free(s);
 	g_strfreev(v);
 	v = fk_perf_record_off(&c, NULL);
 	CHECK_STR((s = join(v)), "perf record -e sched:sched_switch -c 1 --call-graph fp -a "
-		  "-o d/off.data --delay=-1 --control fd:3,4 --no-buildid --no-buildid-cache");
+		  "--switch-events -o d/off.data --delay=-1 --control fd:3,4 --no-buildid --no-buildid-cache");
 	g_free(s);
 	g_strfreev(v);
 	v = fk_perf_fold("/usr/bin/perf", "d/off.data", "/x/foldkit.so", true, "t/off");
