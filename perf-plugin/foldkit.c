@@ -1038,6 +1038,7 @@ static void offcpu_notes(struct state *st, uint64_t dropped)
 {
 	uint64_t counted, short_waits, unseen, lost = 0, lost_samples = 0;
 	uint64_t recorded = offcpu_recorded(st->off);
+	bool switch_records = st->pd && perfdata_switches(st->pd);
 
 	offcpu_stats(st->off, &counted, &short_waits, &unseen);
 	if (st->pd)
@@ -1050,13 +1051,17 @@ static void offcpu_notes(struct state *st, uint64_t dropped)
 		warn("%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " waits ended by a "
 		     "switch-in perf did not record: ended at the CPU's previous switch, "
 		     "as perf sched timehist does", unseen, counted);
-	if (unseen && !(st->pd && perfdata_switches(st->pd)))
-		warn("record with perf record --switch-events too for their true ends");
+	if (unseen && !switch_records)
+		warn("the kernel does not emit sched_switch for many switches from the "
+		     "idle task: record with perf record --switch-events too for their "
+		     "true ends");
 	if (unseen && (lost || lost_samples))
 		warn("perf lost %" G_GUINT64_FORMAT " events while recording "
 		     "(perf report --stats): record with a larger buffer (perf record -m) "
 		     "or for a shorter time", lost + lost_samples);
-	else if (unseen * 10 > counted)
+	else if (unseen * 10 > counted && switch_records)
+		/* (without the records, the kernel's missing switch-ins are
+		 * reason enough) */
 		warn("so many missing switch-ins, and none lost: was the recording "
 		     "limited to some CPUs (perf record -C)?");
 	if (short_waits)

@@ -300,6 +300,55 @@ SCRIPT_ARGS="--pid 2147483646" plugin "$T/sw.data" offcpu >"$T/out" 2>"$T/err" &
 grep -q "none of the [0-9]* samples perf read passed its selection" "$T/err" &&
 	echo "ok offcpu, nothing selected: $(head -1 "$T/err")" || fail "offcpu, nothing selected: $(head -2 "$T/err")"
 
+# text_waits DATA PID: from perf's text of DATA, per thread of process PID,
+# "TID US WAITS US_ENDED" (below); stderr "BY_RECORD NO_END": the waits a
+# switch record ended, and those with no switch-in before the next switch-out
+text_waits() {
+	perf script -i "$1" --show-switch-events --ns -F pid,tid,time,trace 2>/dev/null >"$T/text"
+	awk -v pid="$2" '
+function ns(s,  a) { sub(/:$/, "", s); split(s, a, "."); return a[1] * 1e9 + a[2] }
+function end(p, t) { us[p] += (t - open[p]) / 1000; n[p]++; delete open[p] }
+FNR == 1 { pass++ }
+pass == 1 { if ($0 ~ /prev_pid=/) last = ns($2); next }
+{ split($1, id, "/"); t = ns($2) }
+/PERF_RECORD_SWITCH/ && $4 == "IN" { if ((id[2] in open) && t <= last) { end(id[2], t); rec++ }; next }
+/prev_pid=/ {
+	for (i = 3; i <= NF; i++) {
+		if ($i ~ /^prev_pid=/) prev = substr($i, 10)
+		if ($i ~ /^prev_state=/) st = substr($i, 12)
+		if ($i ~ /^next_pid=/) nxt = substr($i, 10)
+	}
+	k2p[prev] = id[2]	# the kernel pid, perf tid
+	if ((nxt in k2p) && (k2p[nxt] in open)) end(k2p[nxt], t)
+	if (id[2] in open) { noend++; delete open[id[2]] }
+	if (id[1] == pid && st ~ /^[SD]/) open[id[2]] = t
+}
+END {
+	for (p in open) { tail[p] = (last - open[p]) / 1000; us[p] += tail[p] }
+	for (p in us) printf "%s %.3f %d %.3f\n", p, us[p], n[p], us[p] - tail[p]
+	printf "%d %d\n", rec, noend >"/dev/stderr"
+}' "$T/text" "$T/text"
+}
+# plugin_waits FOLDED PID: per thread of process PID, "TID US STACKS SHORT"
+# (SHORT 1 for sleep-short)
+plugin_waits() {
+	awk -v pid="$2" '{ split($1, f, ";"); n = split(f[1], a, "-"); split(a[n], p, "/")
+		if (p[1] == pid) { us[p[2]] += $NF; k[p[2]]++; if (f[1] ~ /^sleep-short-/) short = p[2] } }
+		END { for (t in us) print t, us[t], k[t], t == short }' "$1"
+}
+# same_waits THEIRS OURS: the same totals per thread, each stack rounded to
+# 1 us; at least 4 threads, and sleep-short's mean wait >= 950 us
+same_waits() {
+	awk 'FILENAME == ARGV[1] { us[$1] = $2; n[$1] = $3; closed[$1] = $4; next }
+		{ m++; d = $2 - us[$1]; if (d < 0) d = -d
+		  if (!($1 in us) || d > $3 * 0.5 + 1) { bad++; print "  thread " $1 ": plugin " $2 " us, perf text " us[$1] + 0 " us" }
+		  # (the plugin total, less the wait still open at the end)
+		  if ($4) { sn = n[$1]; sm = sn ? ($2 - (us[$1] - closed[$1])) / sn : 0 } }
+		END { for (t in us) if (us[t] > 0) o++
+		      printf "  %d threads; sleep-short: %d waits, mean %.0f us\n", m, sn, sm
+		      exit (bad > 0 || m < 4 || m != o || sn < 5 || sm < 950) }' "$1" "$2"
+}
+
 # perf record --switch-events: the kernel does not emit the sched_switch
 # tracepoint for many switches from the idle task (here often half of
 # them), so many waits have no recorded switch-in; perf's switch records
@@ -317,49 +366,34 @@ if [ $swrc != 0 ]; then
 elif [ "$(lost "$T/sws.data")" != 0 ]; then
 	fail "perf lost events in each of three recordings with --switch-events: the machine is too busy to test"
 else
-	perf script -i "$T/sws.data" --show-switch-events --ns -F pid,tid,time,trace 2>/dev/null >"$T/sws.txt"
-	awk -v pid="$wpid" '
-	function ns(s,  a) { sub(/:$/, "", s); split(s, a, "."); return a[1] * 1e9 + a[2] }
-	function end(p, t) { us[p] += (t - open[p]) / 1000; n[p]++; delete open[p] }
-	FNR == 1 { pass++ }
-	pass == 1 { if ($0 ~ /prev_pid=/) last = ns($2); next }
-	{ split($1, id, "/"); t = ns($2) }
-	/PERF_RECORD_SWITCH/ && $4 == "IN" { if ((id[2] in open) && t <= last) { end(id[2], t); rec++ }; next }
-	/prev_pid=/ {
-		for (i = 3; i <= NF; i++) {
-			if ($i ~ /^prev_pid=/) prev = substr($i, 10)
-			if ($i ~ /^prev_state=/) st = substr($i, 12)
-			if ($i ~ /^next_pid=/) nxt = substr($i, 10)
-		}
-		k2p[prev] = id[2]	# the kernel pid, perf tid
-		if ((nxt in k2p) && (k2p[nxt] in open)) end(k2p[nxt], t)
-		if (id[2] in open) { noend++; delete open[id[2]] }
-		if (id[1] == pid && st ~ /^[SD]/) open[id[2]] = t
-	}
-	END {
-		for (p in open) { tail[p] = (last - open[p]) / 1000; us[p] += tail[p] }
-		for (p in us) printf "%s %.3f %d %.3f\n", p, us[p], n[p], us[p] - tail[p]
-		printf "%d %d\n", rec, noend >"/dev/stderr"
-	}' "$T/sws.txt" "$T/sws.txt" >"$T/sws.theirs" 2>"$T/sws.counts"
+	text_waits "$T/sws.data" "$wpid" >"$T/sws.theirs" 2>"$T/sws.counts"
 	read -r byrec noend <"$T/sws.counts"
 	plugin "$T/sws.data" offcpu tid >"$T/sws.folded" 2>"$T/sws.err" ||
 		fail "offcpu on a recording with --switch-events failed: $(head -3 "$T/sws.err")"
-	awk -v pid="$wpid" '{ split($1, f, ";"); n = split(f[1], a, "-"); split(a[n], p, "/")
-		if (p[1] == pid) { us[p[2]] += $NF; k[p[2]]++; if (f[1] ~ /^sleep-short-/) short = p[2] } }
-		END { for (t in us) print t, us[t], k[t], t == short }' "$T/sws.folded" >"$T/sws.ours"
-	if awk 'FILENAME == ARGV[1] { us[$1] = $2; n[$1] = $3; closed[$1] = $4; next }
-		{ m++; d = $2 - us[$1]; if (d < 0) d = -d
-		  if (!($1 in us) || d > $3 * 0.5 + 1) { bad++; print "  thread " $1 ": plugin " $2 " us, perf'"'"'s text " us[$1] + 0 " us" }
-		  # (the plugin total, less the wait still open at the end)
-		  if ($4) { sn = n[$1]; sm = sn ? ($2 - (us[$1] - closed[$1])) / sn : 0 } }
-		END { for (t in us) if (us[t] > 0) o++
-		      printf "  %d threads; sleep-short: %d waits, mean %.0f us\n", m, sn, sm
-		      exit (bad > 0 || m < 4 || m != o || sn < 5 || sm < 950) }' "$T/sws.theirs" "$T/sws.ours"; then
+	plugin_waits "$T/sws.folded" "$wpid" >"$T/sws.ours"
+	if same_waits "$T/sws.theirs" "$T/sws.ours"; then
 		echo "ok --switch-events: per-thread off-CPU time as perf's text says, $byrec waits ended by a switch record ($(grep -o '[0-9]* of [0-9]* waits ended by a switch-in only' "$T/sws.err" || echo none))"
 	else
 		fail "--switch-events: the plugin's off-CPU totals are not perf's ($byrec waits ended by a switch record, $noend with no switch-in)"
 	fi
 	[ "${noend:-0}" = 0 ] || echo "   ($noend waits of perf's text had no switch-in before the thread's next switch-out)"
+fi
+
+# a recording of the workload alone made with --switch-events: perf
+# records its threads' own switch-ins (PERF_RECORD_SWITCH), which end every
+# wait: accepted, with the totals of perf's text
+if [ $swrc = 0 ]; then
+	perf record -q -e sched:sched_switch --switch-events -g -o "$T/own-sw.data" -- "$W" 300 0 >/dev/null 2>&1 ||
+		fail "perf record -e sched:sched_switch --switch-events of the workload alone failed"
+	opid=$(perf script -i "$T/own-sw.data" -F comm,pid 2>/dev/null | awk '$1 == "sleep-short" { print $2; exit }')
+	text_waits "$T/own-sw.data" "$opid" >"$T/own.theirs" 2>/dev/null
+	if ! plugin "$T/own-sw.data" offcpu tid >"$T/own.folded" 2>"$T/own.err"; then
+		fail "offcpu on a per-process recording with --switch-events: $(head -3 "$T/own.err")"
+	elif plugin_waits "$T/own.folded" "$opid" >"$T/own.ours" && same_waits "$T/own.theirs" "$T/own.ours"; then
+		echo "ok per-process recording with --switch-events: per-thread off-CPU time as perf's text says"
+	else
+		fail "per-process recording with --switch-events: the plugin's off-CPU totals are not perf's"
+	fi
 fi
 
 # In a PID namespace (plugin-offcpu-ns.sh), make sure that is what ran:
