@@ -143,6 +143,17 @@ static void switch_cpu_wide(GByteArray *b, uint32_t tid, uint32_t other, uint32_
 	record(b, REC_SWITCH_CPU_WIDE, out ? MISC_SWITCH_OUT : 0, p, n ? n : sizeof(p));
 }
 
+/* A pipe file's header and its event (attr()). */
+static GByteArray *pipe_file(bool id_all)
+{
+	GByteArray *b = g_byte_array_new();
+
+	g_byte_array_append(b, (const guint8 *)"PERFILE2", 8);
+	put64(b, 16);
+	attr(b, id_all);
+	return b;
+}
+
 /* perf's PERF_RECORD_FINISHED_ROUND: a header only */
 static void round_(GByteArray *b)
 {
@@ -396,10 +407,7 @@ int main(void)
 	 * the order perf wrote them (one CPU's after another's), their
 	 * times in order here
 	 */
-	c = g_byte_array_new();
-	g_byte_array_append(c, (const guint8 *)"PERFILE2", 8);
-	put64(c, 16);
-	attr(c, true);
+	c = pipe_file(true);
 	record(c, REC_FORK, 0, (uint32_t[]){ 5, 1, 5, 1, 100, 0 }, 24);
 	mmap2_timed(c, 5, "/usr/bin/new", 300);
 	comm_timed(c, 5, 5, "new", true, 250);
@@ -440,10 +448,7 @@ int main(void)
 	 * map the process may have had: its own (before or after), or one
 	 * inherited through FORKs from its parent, or theirs
 	 */
-	c = g_byte_array_new();
-	g_byte_array_append(c, (const guint8 *)"PERFILE2", 8);
-	put64(c, 16);
-	attr(c, true);
+	c = pipe_file(true);
 	mmap2_timed_at(c, 40, "/usr/bin/a", 10, 0x1000, 0x1000);
 	mmap2_timed_at(c, 40, "/usr/lib/b.so", 20, 0x5000, 0x1000);	/* beside */
 	mmap2_timed_at(c, 40, "/usr/lib/c.so", 30, 0x1800, 0x100);	/* over a */
@@ -482,10 +487,7 @@ int main(void)
 	 * before.  A record below that may reach it after later samples:
 	 * its thread's names and its process's maps have no generations.
 	 */
-	c = g_byte_array_new();
-	g_byte_array_append(c, (const guint8 *)"PERFILE2", 8);
-	put64(c, 16);
-	attr(c, true);
+	c = pipe_file(true);
 	comm_timed(c, 5, 5, "a", false, 10);
 	mmap2_timed(c, 5, "/usr/bin/a", 20);
 	mmap2_timed(c, 8, "/usr/bin/h", 20);
@@ -549,10 +551,7 @@ int main(void)
 	g_byte_array_unref(c);
 
 	/* without the records' times (no sample_id_all), none are known */
-	c = g_byte_array_new();
-	g_byte_array_append(c, (const guint8 *)"PERFILE2", 8);
-	put64(c, 16);
-	attr(c, false);
+	c = pipe_file(false);
 	mmap2_timed(c, 5, "/usr/bin/new", 300);
 	pd = read_bytes(c, &err);
 	CHECK(pd && !perfdata_damage(pd) && !perfdata_has_map_times(pd));
@@ -561,10 +560,7 @@ int main(void)
 
 	/* perf record --switch-events: the switch-ins of each thread, from
 	 * the sample_id trailer, in time order whatever the CPUs' order */
-	c = g_byte_array_new();
-	g_byte_array_append(c, (const guint8 *)"PERFILE2", 8);
-	put64(c, 16);
-	attr(c, true);
+	c = pipe_file(true);
 	switch_cpu_wide(c, 30, 0, 1, 500, false, 0);
 	switch_cpu_wide(c, 30, 0, 1, 600, true, 0);
 	switch_cpu_wide(c, 31, 30, 1, 600, false, 0);
@@ -592,10 +588,7 @@ int main(void)
 	expect_damage(c, "a record of type 15 and 8 bytes, too short");
 	g_byte_array_unref(c);
 	/* without sample_id_all the records say no thread or time: none kept */
-	c = g_byte_array_new();
-	g_byte_array_append(c, (const guint8 *)"PERFILE2", 8);
-	put64(c, 16);
-	attr(c, false);
+	c = pipe_file(false);
 	switch_cpu_wide(c, 30, 0, 1, 500, false, 8);
 	pd = read_bytes(c, &err);
 	CHECK(pd && !perfdata_damage(pd) && perfdata_switches(pd) == 1);
