@@ -6,7 +6,11 @@
 # state= and min= filter; perf script --pid narrows the stacks, not the
 # time; a sampled recording, or one that is not system-wide, is called
 # what it is.  Also the plain mode on tracepoint data equals
-# `perf script | fp-collapse`.  test/scripts/plugin-offcpu-ns.sh runs it
+# `perf script | fp-collapse`.  With perf record --switch-events (perf's
+# own records of every switch, which end the waits whose switch-in the
+# tracepoint lacks), system-wide and of the workload alone, the per-thread
+# totals are those computed from perf's text, and the 1 ms sleeps weigh
+# 1 ms each.  test/scripts/plugin-offcpu-ns.sh runs it
 # again inside a PID namespace (a container), where the samples' pids are
 # not the kernel's.
 set -u
