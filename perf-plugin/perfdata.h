@@ -52,7 +52,9 @@
  * caller's offset is untouched); memory grows with the number of threads
  * and processes in the recording (a process's mappings are kept as at
  * most 4096 address ranges), and with its switch-in records: 8 bytes
- * each (perf wrote some 50), none without --switch-events.  Every name is
+ * for each (of the ~50 bytes perf wrote for it), none without
+ * --switch-events: the one part that grows with the recording's length,
+ * not with what it holds.  Every name is
  * what the profiled programs chose: escape it before showing it.
  */
 #ifndef FOLDKIT_PLUGIN_PERFDATA_H
