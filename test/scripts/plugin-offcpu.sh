@@ -385,9 +385,11 @@ fi
 
 # a recording of the workload alone made with --switch-events: perf
 # records its threads' own switch-ins (PERF_RECORD_SWITCH), which end every
-# wait: accepted, with the totals of perf's text
+# wait: accepted, with the totals of perf's text.  0.8 s, as above: five
+# of sleep-short's 10 ms cycles are asked for, and a loaded machine
+# stretches them.
 if [ $swrc = 0 ]; then
-	perf record -q -e sched:sched_switch --switch-events -g -o "$T/own-sw.data" -- "$W" 300 0 >/dev/null 2>&1 ||
+	perf record -q -e sched:sched_switch --switch-events -g -o "$T/own-sw.data" -- "$W" 800 0 >/dev/null 2>&1 ||
 		fail "perf record -e sched:sched_switch --switch-events of the workload alone failed"
 	opid=$(perf script -i "$T/own-sw.data" -F comm,pid 2>/dev/null | awk '$1 == "sleep-short" { print $2; exit }')
 	text_waits "$T/own-sw.data" "$opid" >"$T/own.theirs" 2>/dev/null
