@@ -374,7 +374,6 @@ void offcpu_on_credit(struct offcpu *o, offcpu_credit_fn fn, void *data)
 void offcpu_switch_in(struct offcpu *o, int tid, uint64_t time)
 {
 	struct pending *w = tid ? pending_find(o, tid) : NULL;
-
 	uint64_t in;
 
 	if (!w)

@@ -313,12 +313,18 @@ static void note_mmap(struct perfdata *pd, int pid, uint64_t time, struct range 
  * none: the trailer ends with the time, then id, stream_id, cpu and
  * identifier, as sample_type has them.
  */
+/* The bytes of a sample_id trailer after its time (sample_type t). */
+static size_t trailer_after_time(uint64_t t)
+{
+	return 8 * (size_t)(!!(t & S_ID) + !!(t & S_STREAM_ID) + !!(t & S_CPU) +
+			    !!(t & S_IDENTIFIER));
+}
+
 static bool trailer_time(const struct perfdata *pd, const uint8_t *p, size_t n, size_t fixed,
 			 uint64_t *time)
 {
 	uint64_t t = pd->trailer;
-	size_t after = 8 * (size_t)(!!(t & S_ID) + !!(t & S_STREAM_ID) + !!(t & S_CPU) +
-				    !!(t & S_IDENTIFIER));
+	size_t after = trailer_after_time(t);
 
 	if (!pd->attrs || pd->trailer_mixed || !(t & S_TIME) || n < fixed + after + 8)
 		return false;
@@ -335,19 +341,16 @@ static bool trailer_time(const struct perfdata *pd, const uint8_t *p, size_t n, 
 static void on_switch(struct perfdata *pd, const uint8_t *p, size_t n, size_t fixed,
 		      unsigned misc)
 {
-	uint64_t t = pd->trailer;
-	size_t len = 8 * (size_t)(!!(t & S_TID) + !!(t & S_TIME) + !!(t & S_ID) +
-				  !!(t & S_STREAM_ID) + !!(t & S_CPU) + !!(t & S_IDENTIFIER));
 	uint64_t time;
 	GArray *a;
 	int tid;
 
 	pd->switches++;
-	if ((misc & MISC_SWITCH_OUT) || !pd->attrs || pd->trailer_mixed ||
-	    (t & (S_TID | S_TIME)) != (S_TID | S_TIME) || n < fixed + len)
+	/* the tid (pid, tid: u32 each) comes right before the time */
+	if ((misc & MISC_SWITCH_OUT) || !(pd->trailer & S_TID) ||
+	    !trailer_time(pd, p, n, fixed + 8, &time))
 		return;
-	tid = (int)u32(p + n - len + 4);
-	time = u64(p + n - len + 8);
+	tid = (int)u32(p + n - trailer_after_time(pd->trailer) - 8 - 4);
 	if (!(a = g_hash_table_lookup(pd->switch_ins, GINT_TO_POINTER(tid)))) {
 		a = g_array_new(FALSE, FALSE, sizeof(uint64_t));
 		g_hash_table_insert(pd->switch_ins, GINT_TO_POINTER(tid), a);
@@ -1195,11 +1198,27 @@ bool perfdata_has_map_times(const struct perfdata *pd)
 }
 
 /* The generation at time of what table keeps for id: see perfdata_map_gen(). */
+/* How many of the ascending t[0..n) are before time. */
+static guint times_before(const uint64_t *t, guint n, uint64_t time)
+{
+	guint lo = 0, hi = n;
+
+	while (lo < hi) {
+		guint mid = lo + (hi - lo) / 2;
+
+		if (t[mid] < time)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static uint32_t gen_at(GHashTable *table, int id, uint64_t time, uint64_t *until)
 {
 	const struct changes *c = g_hash_table_lookup(table, GINT_TO_POINTER(id));
 	const uint64_t *t;
-	guint lo = 0, hi;
+	guint lo;
 
 	*until = UINT64_MAX;
 	if (!c)
@@ -1210,15 +1229,7 @@ static uint32_t gen_at(GHashTable *table, int id, uint64_t time, uint64_t *until
 	}
 	/* lo: the number of changes before time */
 	t = (const uint64_t *)(const void *)c->times->data;
-	hi = c->times->len;
-	while (lo < hi) {
-		guint mid = lo + (hi - lo) / 2;
-
-		if (t[mid] < time)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = times_before(t, c->times->len, time);
 	if (lo < c->times->len && t[lo] == time) {
 		/* a change at the sample's very time: perf may have seen
 		 * either first */
@@ -1249,20 +1260,13 @@ bool perfdata_switch_in(const struct perfdata *pd, int tid, uint64_t from, uint6
 			uint64_t *time)
 {
 	GArray *a = g_hash_table_lookup(pd->switch_ins, GINT_TO_POINTER(tid));
-	guint lo = 0, hi;
+	guint lo;
 
 	/* (a trailer told apart only after its records: none can be read) */
 	if (!a || pd->trailer_mixed)
 		return false;
 	/* the first at or after from */
-	for (hi = a->len; lo < hi;) {
-		guint mid = lo + (hi - lo) / 2;
-
-		if (g_array_index(a, uint64_t, mid) < from)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = times_before((const uint64_t *)(const void *)a->data, a->len, from);
 	if (lo == a->len || g_array_index(a, uint64_t, lo) > to)
 		return false;
 	*time = g_array_index(a, uint64_t, lo);

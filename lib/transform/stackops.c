@@ -959,11 +959,6 @@ static bool all_end_with(const struct frame_matcher *m, const char *tail, size_t
 }
 
 /*
- * Removes excluded frames; returns the stack to match against: s itself
- * (*len shortened) when only frames at its end go, as --exclude '_\[k\]$'
- * removes a stack's kernel frames, else a copy.
- */
-/*
  * Adds the kept frames s[from..to) (whole frames) to the copy, which starts
  * with the frames before start, s[0..start - 1).
  */
