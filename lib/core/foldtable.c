@@ -200,19 +200,33 @@ static char *arena_copy(struct fold_table *t, const char *s, size_t len)
 }
 
 /*
- * A big slot array gets huge pages: its pages are all touched at random,
- * and calloc()'s fresh pages were faulted twice (read as the zero page by
- * the first probe, then copied on the first write).  Freed with free().
+ * Memory for a big array touched all over (slots): past BIG_MIN bytes it
+ * is rounded up to whole 2 MiB pages and hinted as huge, as faulting its
+ * pages in 4 KiB at a time cost more than filling them.  Freed with
+ * free().
+ */
+#define BIG_MIN (HUGE_CHUNK / 4)
+static void *big_alloc(size_t bytes)
+{
+	size_t round = (bytes + HUGE_CHUNK - 1) & ~(size_t)(HUGE_CHUNK - 1);
+	void *p;
+
+	if (bytes < BIG_MIN || posix_memalign(&p, HUGE_CHUNK, round) != 0)
+		return g_malloc(bytes);
+	(void)madvise(p, round, MADV_HUGEPAGE);	/* a hint only */
+	return p;
+}
+
+/*
+ * Slots are zeroed here rather than by calloc(), whose fresh pages were
+ * faulted twice (read as the zero page by the first probe, then copied
+ * on the first write).
  */
 static struct slot *slots_new(size_t cap)
 {
-	size_t bytes = cap * sizeof(struct slot);
-	void *p;
+	struct slot *p = big_alloc(cap * sizeof(struct slot));
 
-	if (bytes < HUGE_CHUNK || posix_memalign(&p, HUGE_CHUNK, bytes) != 0)
-		return g_new0(struct slot, cap);
-	(void)madvise(p, bytes, MADV_HUGEPAGE);	/* a hint only */
-	memset(p, 0, bytes);
+	memset(p, 0, cap * sizeof(struct slot));
 	return p;
 }
 
