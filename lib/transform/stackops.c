@@ -160,6 +160,87 @@ static inline bool frame_iter_next(struct frame_iter *it, struct frame *f)
 	return true;
 }
 
+/* "__vdso_..." or "[[vdso...": a frame of the vDSO, whose "_[k]" marks
+ * are not believed (see is_vdso_frame()); s has n bytes at hand. */
+static inline bool vdso_start(const char *s, size_t n)
+{
+	return (s[0] == '_' && n >= 7 && memcmp(s, "__vdso_", 7) == 0) ||
+	       (s[0] == '[' && n >= 6 && memcmp(s, "[[vdso", 6) == 0);
+}
+
+/*
+ * When every frame of s[0..len) ends in the 4 bytes mark (none of them
+ * ';') and, with no_vdso, none is a vDSO frame: 1 if there is one frame,
+ * 2 if more; else 0.  A frame ends in mark where a ';' has mark just
+ * before it, and so 16 positions are tested at once, with no loop over
+ * the frames: this runs for the kernel frames at the end of nearly every
+ * stack kfold --kernel and fgrep-stacks --exclude '_\[k\]$' read.
+ */
+static size_t frames_ending_in(const char *s, size_t len, const char mark[4], bool no_vdso)
+{
+	size_t i = 4;
+	bool more = false;
+
+	if (len < 4 || memcmp(s + len - 4, mark, 4) != 0 || (no_vdso && vdso_start(s, len)))
+		return 0;
+	/* a ';' in the last 4 bytes would be one in mark; one in the first
+	 * 4 ends a frame too short to hold it */
+	if (memchr(s, ';', len < 8 ? len - 4 : 4))
+		return 0;
+	if (len < 8)
+		return 1;
+#ifdef __SSE2__
+	if (len >= 20) {
+		const __m128i semi = _mm_set1_epi8(';'), m0 = _mm_set1_epi8(mark[0]),
+			m1 = _mm_set1_epi8(mark[1]), m2 = _mm_set1_epi8(mark[2]),
+			m3 = _mm_set1_epi8(mark[3]), cv = _mm_set1_epi8('v'),
+			cd = _mm_set1_epi8('d');
+		unsigned bad = 0, semis = 0, vd = 0;
+
+		/*
+		 * Blocks of positions i..i+15, the last one ending at len (its
+		 * positions before i masked off), with no branch on what they
+		 * hold: bad collects the ';' without mark before them, vd the
+		 * "vd" pairs (a vDSO frame holds "vdso"; other kernel frames
+		 * hardly ever hold "vd").
+		 */
+		for (unsigned keep = 0xffffu;; i += 16) {
+			if (i + 16 > len) {
+				keep = 0xffffu << (i - (len - 16)) & 0xffffu;
+				i = len - 16;
+			}
+#define LOADQ(k) _mm_loadu_si128((const __m128i *)(const void *)(s + i - 4 + (k)))
+			__m128i v = LOADQ(4);
+			unsigned sm = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, semi)) & keep;
+			unsigned em = (unsigned)_mm_movemask_epi8(_mm_and_si128(
+				_mm_and_si128(_mm_cmpeq_epi8(LOADQ(0), m0), _mm_cmpeq_epi8(LOADQ(1), m1)),
+				_mm_and_si128(_mm_cmpeq_epi8(LOADQ(2), m2), _mm_cmpeq_epi8(LOADQ(3), m3))));
+
+			vd |= (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(LOADQ(3), cv),
+									 _mm_cmpeq_epi8(v, cd)));
+#undef LOADQ
+			bad |= sm & ~em;
+			semis |= sm;
+			if (i + 16 >= len)
+				break;
+		}
+		if (bad)
+			return 0;
+		if (!(no_vdso && vd))
+			return semis ? 2 : 1;
+		i = 4;		/* perhaps a vDSO frame: the frames one by one */
+	}
+#endif
+	for (; i < len - 4; i++)
+		if (s[i] == ';') {
+			if (memcmp(s + i - 4, mark, 4) != 0 ||
+			    (no_vdso && vdso_start(s + i + 1, len - i - 1)))
+				return 0;
+			more = true;
+		}
+	return more ? 2 : 1;
+}
+
 /* --- matching ------------------------------------------------------------ */
 
 struct frame_matcher {
@@ -772,28 +853,18 @@ static inline void put(GString *out, size_t *n, const char *s, size_t len)
 
 /*
  * kfold --kernel's usual stack: its first kernel frame starts a run of
- * "NAME_[k]" frames to the leaf.  Returns the number of frames of
- * tail[0..len) when every one is such a named kernel frame (no vDSO
+ * "NAME_[k]" frames to the leaf.  Returns 1 (one frame) or 2 (more) when
+ * every frame of tail[0..len) is such a named kernel frame (no vDSO
  * frame, and with --keep-entry an entry that is no placeholder), else 0:
- * the frame-by-frame loop decides.  One test per frame, nothing copied.
+ * the frame-by-frame loop decides.  Nothing copied.
  */
 static size_t kernel_tail(const struct kfolder *k, const char *tail, size_t len)
 {
 	static const char mark[4] = { '_', '[', 'k', ']' };
-	size_t frames = 0;
-	struct frame_iter it;
-	struct frame f;
 
 	if (k->o.keep_entry && len && tail[0] == '[')
 		return 0;
-	frame_iter_init(&it, tail, len);
-	while (frame_iter_next(&it, &f)) {
-		if (f.len < 4 || memcmp(f.s + f.len - 4, mark, 4) != 0 ||
-		    ((f.s[0] == '_' || f.s[0] == '[') && is_vdso_frame(f.s, f.len)))
-			return 0;
-		frames++;
-	}
-	return frames;
+	return frames_ending_in(tail, len, mark, true);
 }
 
 const char *kfolder_apply(struct kfolder *k, const char *stack, size_t len,
@@ -951,6 +1022,8 @@ static bool all_end_with(const struct frame_matcher *m, const char *tail, size_t
 
 	if (!m->lit || !m->at_end || m->at_start || (m->flags & FRAME_MATCH_ICASE))
 		return false;
+	if (m->litlen == 4)
+		return frames_ending_in(tail, len, m->lit, false) != 0;
 	frame_iter_init(&it, tail, len);
 	while (frame_iter_next(&it, &fr))
 		if (fr.len < m->litlen || !lit_equal(m, fr.s + fr.len - m->litlen))
