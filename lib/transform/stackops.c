@@ -29,16 +29,26 @@ static const char *find_bytes(const char *h, size_t hl, const char *n, size_t nl
 	{
 		const __m128i first = _mm_set1_epi8(n[0]), last = _mm_set1_epi8(n[nl - 1]);
 
-		for (; i + nl - 1 + 16 <= hl; i += 16) {
+		/* the last block ends where the last candidate starts, its
+		 * positions searched already masked off: no byte-at-a-time tail */
+		for (unsigned keep = 0xffffu; i + nl - 1 + 16 <= hl; i += 16) {
 			__m128i a = _mm_loadu_si128((const __m128i *)(const void *)(h + i));
 			__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(h + i + nl - 1));
 			unsigned mask = (unsigned)_mm_movemask_epi8(
-				_mm_and_si128(_mm_cmpeq_epi8(a, first), _mm_cmpeq_epi8(b, last)));
+				_mm_and_si128(_mm_cmpeq_epi8(a, first), _mm_cmpeq_epi8(b, last))) & keep;
 
 			for (; mask; mask &= mask - 1) {
 				size_t at = i + (size_t)__builtin_ctz(mask);
 				if (nl == 2 || memcmp(h + at + 1, n + 1, nl - 2) == 0)
 					return h + at;
+			}
+			if (i + nl - 1 + 16 == hl)
+				return NULL;
+			if (i + 16 + nl - 1 + 16 > hl) {	/* the last, overlapping block */
+				size_t j = hl - (nl - 1) - 16;
+
+				keep = 0xffffu << (i + 16 - j) & 0xffffu;
+				i = j - 16;
 			}
 		}
 	}
