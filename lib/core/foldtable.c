@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 /*
  * Open addressing with linear probing over an array of slots that hold the
@@ -538,19 +539,45 @@ struct fold_entry **fold_table_sorted(const struct fold_table *t, size_t *n)
 #endif
 #define PREFETCH_ENTRY (2 * PREFETCH_STACK)
 
+/*
+ * Writes p[0..n) to out, or straight to its descriptor fd when fd >= 0
+ * (stdio would copy every block once more into its own buffer).  Returns
+ * 0 or an errno value.
+ */
+static int put_block(FILE *out, int fd, const char *p, size_t n)
+{
+	if (fd < 0)
+		return fwrite_unlocked(p, 1, n, out) == n ? 0 : errno ? errno : EIO;
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
 int fold_table_write(const struct fold_table *t, FILE *out, int ncounts,
 		     GError **err)
 {
 	size_t n;
 	struct fold_entry **v = fold_table_sorted(t, &n);
-	/* Lines are put together here and handed to stdio in blocks: four
-	 * stdio calls per line cost more than the copying. */
+	/* Lines are put together here and written in blocks: four stdio
+	 * calls per line cost more than the copying. */
 	enum { BLOCK = 1 << 16, LINE_MAX_EXTRA = 2 * FK_COUNT_BUFSZ + 3 };
 	char *buf = g_malloc(BLOCK), *p = buf;
-	int rc = 0;
-	bool failed = false;
+	int werr = 0, fd = -1;
 
-	for (struct fold_entry **e = v; *e && !failed; e++) {
+	/* what out holds goes first; a stream without a descriptor (a
+	 * memory stream) is written through stdio */
+	if (fflush(out) == 0 && !ferror(out))
+		fd = fileno(out);
+	for (struct fold_entry **e = v; *e && !werr; e++) {
 		size_t len = (*e)->len;
 
 		/* the entries and their stacks are all over memory (a mapped
@@ -563,11 +590,12 @@ int fold_table_write(const struct fold_table *t, FILE *out, int ncounts,
 		}
 
 		if ((size_t)(buf + BLOCK - p) < len + LINE_MAX_EXTRA) {
-			failed = p > buf && fwrite_unlocked(buf, 1, (size_t)(p - buf), out) !=
-					   (size_t)(p - buf);
+			if (p > buf)
+				werr = put_block(out, fd, buf, (size_t)(p - buf));
 			p = buf;
 			if (len + LINE_MAX_EXTRA > BLOCK) {	/* a huge stack: as it is */
-				failed |= fwrite_unlocked((*e)->stack, 1, len, out) != len;
+				if (!werr)
+					werr = put_block(out, fd, (*e)->stack, len);
 				len = 0;
 			}
 		}
@@ -581,14 +609,16 @@ int fold_table_write(const struct fold_table *t, FILE *out, int ncounts,
 		}
 		*p++ = '\n';
 	}
-	if (!failed && p > buf)
-		fwrite_unlocked(buf, 1, (size_t)(p - buf), out);
+	if (!werr && p > buf)
+		werr = put_block(out, fd, buf, (size_t)(p - buf));
 	g_free(buf);
 	g_free(v);
-	if (fflush(out) != 0 || ferror(out)) {
+	if (!werr && (fflush(out) != 0 || ferror(out)))
+		werr = errno ? errno : EIO;
+	if (werr) {
 		fk_error_at(err, FK_ERROR_IO, "<stdout>", 0, "write error: %s",
-			    g_strerror(errno ? errno : EIO));
-		rc = -1;
+			    g_strerror(werr));
+		return -1;
 	}
-	return rc;
+	return 0;
 }
