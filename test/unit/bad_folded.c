@@ -289,6 +289,51 @@ static void test_parse(void)
 	CHECK(folded_parse("a;b\t2", 5, &fl) == NULL && fl.len == 3, "tab separator");
 }
 
+/*
+ * folded_parse() reads the usual line ("STACK COUNT") by a shortcut; a
+ * blank after the count sends the same line down the general path.  On
+ * random lines (counts of 1 to 20 digits, leading zeros, digits, dots and
+ * blanks before them, a second count) both must give the same stack,
+ * counts or reason.
+ */
+static void test_parse_fast(void)
+{
+	static const char alpha[] = "ab;;  \t..0123456789x[k]_";
+	GRand *rnd = g_rand_new_with_seed(16);
+	char line[80];
+	int bad = 0, fast = 0;
+
+	for (int i = 0; i < 200000; i++) {
+		struct folded_line a, b;
+		size_t n = 0, stack = (size_t)g_rand_int_range(rnd, 0, 30);
+		int digits = g_rand_int_range(rnd, 1, 21);
+		const char *wa, *wb;
+
+		for (size_t j = 0; j < stack; j++)
+			line[n++] = alpha[g_rand_int_range(rnd, 0, (int)sizeof(alpha) - 1)];
+		if (g_rand_int_range(rnd, 0, 8))
+			line[n++] = g_rand_int_range(rnd, 0, 4) ? ' ' : '\t';
+		for (int j = 0; j < digits; j++)
+			line[n++] = (char)('0' + (g_rand_int_range(rnd, 0, 3) ? g_rand_int_range(rnd, 0, 10) : 0));
+		line[n] = ' ';
+		memset(&a, 0, sizeof(a));
+		memset(&b, 0, sizeof(b));
+		wa = folded_parse(line, n, &a);
+		wb = folded_parse(line, n + 1, &b);
+		fast += !wa;
+		if ((wa == NULL) != (wb == NULL) || (wa && strcmp(wa, wb) != 0) ||
+		    (!wa && (a.len != b.len || a.ncounts != b.ncounts || a.count[0] != b.count[0] ||
+			     a.count[1] != b.count[1]))) {
+			if (bad++ < 5)
+				fprintf(stderr, "'%.*s': %s len %zu, with a blank after it: %s len %zu\n",
+					(int)n, line, wa ? wa : "ok", a.len, wb ? wb : "ok", b.len);
+		}
+	}
+	CHECK(bad == 0, "%d lines parsed differently", bad);
+	CHECK(fast > 50000, "only %d lines parsed", fast);
+	g_rand_free(rnd);
+}
+
 /* Reads each file in turn through one shared shape; returns the lines read. */
 static int read_shared(struct folded_shape *sh, char **paths, int n)
 {
@@ -348,6 +393,7 @@ int main(void)
 	test_truncated();
 	test_files();
 	test_parse();
+	test_parse_fast();
 	test_shape();
 	return bad_done();
 }
