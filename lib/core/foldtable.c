@@ -98,13 +98,37 @@ static inline uint64_t rotl(uint64_t x, int r)
 		d ^= d >> 33;					\
 	} while (0)
 
+/* The 128-bit product of x and y folded to 64 bits: 16 bytes mixed by
+ * one multiply. */
+static inline uint64_t mul_fold(uint64_t x, uint64_t y)
+{
+	unsigned __int128 r = (unsigned __int128)x * y;
+
+	return (uint64_t)r ^ (uint64_t)(r >> 64);
+}
+
+/* From 64 bytes on, rounds of 64: each lane takes 16 bytes a multiply. */
+#define WIDE_ROUND(q) do {						\
+		a = mul_fold(load64(q) ^ a ^ k1, load64((q) + 8) ^ k2);	\
+		b = mul_fold(load64((q) + 16) ^ b ^ k3, load64((q) + 24) ^ k4); \
+		c = mul_fold(load64((q) + 32) ^ c ^ k2, load64((q) + 40) ^ k3); \
+		d = mul_fold(load64((q) + 48) ^ d ^ k4, load64((q) + 56) ^ k1); \
+	} while (0)
+
 uint64_t fk_hash_bytes(const void *p, size_t len)
 {
 	const unsigned char *s = p;
-	const uint64_t k1 = 0x9e3779b97f4a7c15ULL, k2 = 0xc2b2ae3d27d4eb4fULL;
+	const uint64_t k1 = 0x9e3779b97f4a7c15ULL, k2 = 0xc2b2ae3d27d4eb4fULL,
+		k3 = 0x165667b19e3779f9ULL, k4 = 0x27d4eb2f165667c5ULL;
 	uint64_t a = k1 ^ len, b = k2, c = k1 * 3, d = k2 * 5;
 
-	if (len >= 32) {
+	if (len >= 64) {
+		size_t i;
+		for (i = 0; i + 64 <= len; i += 64)
+			WIDE_ROUND(s + i);
+		if (i < len)
+			WIDE_ROUND(s + len - 64);
+	} else if (len >= 32) {
 		size_t i;
 		for (i = 0; i + 32 <= len; i += 32)
 			HASH_ROUND(s + i);
