@@ -585,6 +585,26 @@ static bool find_literal(struct frame_matcher *m, const char *stack, size_t len,
 	while (pos < len && (p = find_bytes(hay + pos, len - pos, m->lit, m->litlen))) {
 		size_t off = (size_t)(p - hay), start;
 
+		if (m->at_end) {
+			/* the frame must end with the needle: seen without
+			 * searching for the frame's end (--exclude '_\[k\]$') */
+			size_t end = off + m->litlen;
+			const char *semi;
+
+			if (end < len && hay[end] != ';') {
+				pos = off + 1;
+				continue;
+			}
+			semi = off ? memrchr(hay, ';', off) : NULL;
+			start = semi ? (size_t)(semi - hay) + 1 : 0;
+			if (m->at_start && off != start) {
+				pos = off + 1;
+				continue;
+			}
+			hit->s = stack + start;
+			hit->len = end - start;
+			return true;
+		}
 		frame_at(hay, len, off, ';', hit);
 		start = (size_t)(hit->s - hay);
 		if ((!m->at_start || off == start) &&
