@@ -21,6 +21,7 @@
 struct slot {
 	uint64_t space, ip;
 	uint32_t id;
+	uint32_t word;		/* the word's user's (frame_cache_word()) */
 };
 
 struct thread_rec {
@@ -71,6 +72,7 @@ struct frame_cache {
 	frame_cache_gen_fn *name_gen;
 	void *name_gen_data;
 	uint64_t until;		/* the last thread's space holds until then */
+	bool word_claimed;	/* frame_cache_claim_word() said yes */
 };
 
 static const char UNKNOWN[] = "[unknown]";
@@ -404,12 +406,13 @@ static void copy_chain(struct frame_cache *fc, size_t n)
 
 /*
  * The id of the frame of an address in a space, resolved and cached on
- * first sight; FRAME_CACHE_UNCACHED when it is not cached (a thread
- * without a pid, or a user address in no file's map): then *f gets the
- * frame, its texts interned (as many as the distinct addresses).
+ * first sight, its slot in *sp; FRAME_CACHE_UNCACHED when it is not cached
+ * (a thread without a pid, or a user address in no file's map): then *f
+ * gets the frame, its texts interned (as many as the distinct addresses),
+ * and *sp NULL.
  */
-static uint32_t frame_id(struct frame_cache *fc, void *ctx, uint64_t space, uint64_t ip,
-			 struct perf_frame *f)
+static uint32_t frame_slot(struct frame_cache *fc, void *ctx, uint64_t space, uint64_t ip,
+			   struct perf_frame *f, struct slot **sp)
 {
 	struct perf_dlfilter_al al;
 	struct slot *s;
@@ -424,8 +427,10 @@ static uint32_t frame_id(struct frame_cache *fc, void *ctx, uint64_t space, uint
 		grow(fc);
 	i = mix(space, ip) & (fc->nslots - 1);
 	while ((s = &fc->slots[i])->id) {
-		if (s->ip == ip && s->space == space)
+		if (s->ip == ip && s->space == space) {
+			*sp = s;
 			return s->id - 1;
+		}
 		i = (i + 1) & (fc->nslots - 1);
 	}
 	found = locate(fc, ctx, space, ip, &al);
@@ -441,6 +446,8 @@ static uint32_t frame_id(struct frame_cache *fc, void *ctx, uint64_t space, uint
 	}
 	s->space = space;
 	s->ip = ip;
+	s->word = 0;
+	*sp = s;
 	fc->nused++;
 	g_array_set_size(fc->store, (guint)fc->nused);
 	fill(fc, ip, found, &al, &g_array_index(fc->store, struct perf_frame, fc->nused - 1));
@@ -450,7 +457,16 @@ uncached:
 	fc->intern = true;
 	fill(fc, ip, found, &al, f);
 	fc->intern = false;
+	*sp = NULL;
 	return FRAME_CACHE_UNCACHED;
+}
+
+static uint32_t frame_id(struct frame_cache *fc, void *ctx, uint64_t space, uint64_t ip,
+			 struct perf_frame *f)
+{
+	struct slot *s;
+
+	return frame_slot(fc, ctx, space, ip, f, &s);
 }
 
 /* Appends the frame of an address in a space to the current chain. */
@@ -489,6 +505,33 @@ const struct perf_frame *frame_cache_frame(struct frame_cache *fc, void *ctx,
 	*id = frame_id(fc, ctx, space, ip, &fc->uncached);
 	if (*id == FRAME_CACHE_UNCACHED)
 		return &fc->uncached;
+	return &g_array_index(fc->store, struct perf_frame, *id);
+}
+
+bool frame_cache_claim_word(struct frame_cache *fc)
+{
+	bool mine = !fc->word_claimed;
+
+	fc->word_claimed = true;
+	return mine;
+}
+
+void frame_cache_prefetch(const struct frame_cache *fc, uint64_t space, uint64_t ip)
+{
+	__builtin_prefetch(&fc->slots[mix(space, ip) & (fc->nslots - 1)]);
+}
+
+const struct perf_frame *frame_cache_word(struct frame_cache *fc, void *ctx, uint64_t space,
+					  uint64_t ip, uint32_t *id, uint32_t **word)
+{
+	struct slot *s;
+
+	*id = frame_slot(fc, ctx, space, ip, &fc->uncached, &s);
+	if (!s) {
+		*word = NULL;
+		return &fc->uncached;
+	}
+	*word = &s->word;
 	return &g_array_index(fc->store, struct perf_frame, *id);
 }
 

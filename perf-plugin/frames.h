@@ -207,6 +207,23 @@ static inline enum frame_chain_entry frame_chain_entry(uint64_t ip, uint64_t use
 const struct perf_frame *frame_cache_frame(struct frame_cache *fc, void *ctx,
 					   uint64_t space, uint64_t ip, uint32_t *id);
 
+/*
+ * frame_cache_frame(), and in *word a pointer to a 32-bit word kept with
+ * the cached frame for one user of the cache (stacks.h keeps its name id
+ * there: no second lookup per frame), 0 until the user sets it; NULL for
+ * a frame not cached.  Valid until the next call.  The user is the one
+ * caller frame_cache_claim_word() says true to (the first).
+ */
+const struct perf_frame *frame_cache_word(struct frame_cache *fc, void *ctx, uint64_t space,
+					  uint64_t ip, uint32_t *id, uint32_t **word);
+bool frame_cache_claim_word(struct frame_cache *fc);
+
+/*
+ * Starts loading the cache's slot of ip in space (a chain's slots are
+ * looked up faster together than one after the other).
+ */
+void frame_cache_prefetch(const struct frame_cache *fc, uint64_t space, uint64_t ip);
+
 /* Whether a frame is an address perf placed in no file: "[unknown]" twice. */
 bool frame_cache_is_unknown(const struct perf_frame *f);
 

@@ -1,39 +1,40 @@
 /*
  * stacks.h - the plugin's folded stacks as numbers while perf runs: each
- * sample's call chain becomes a node of a tree of frame names, each
- * sample is counted under (process name, node), and the folded text is
- * made once per distinct stack, at the end.
+ * sample's call chain becomes a sequence of frame name ids, counted under
+ * (process name, sequence), and the folded text is made once per
+ * distinct stack, at the end.
  *
  *	struct stacks *sk = stacks_new(&names, frames, 127);
  *	...per sample, after frame_cache_note_comm():
  *	uint32_t proc = stacks_proc(sk, collapser_table(pr->c), "cc1", 3);
- *	uint32_t node = stacks_chain(sk, sample, ctx, proc);
- *	stacks_add(sk, proc, node, fk_count_from_u64(period));
+ *	uint32_t stack = stacks_chain(sk, sample, ctx, proc);
+ *	stacks_add(sk, proc, stack, fk_count_from_u64(period));
  *	...at the end, before reading the tables:
  *	stacks_flush(sk);        // "cc1;main;parse 12000" into the table
  *	stacks_free(sk);
  *
- * A node is a path from the root: its parent and the id of one frame's
- * ";NAME" (frame_name_append(), as collapse.h names it without an
- * inliner); node 0 is the root, an empty stack.  The text of (process,
- * node) is exactly collapser_stack_key()'s for the same frames, so the
- * tables hold what collapser_add() would have put there.
+ * A stack is a process and the ids of its frames' ";NAME"s
+ * (frame_name_append(), as collapse.h names them without an inliner),
+ * counted in one open-addressing table that owns the id sequences; the
+ * empty sequence is a dropped chain's.  The text of a stack is exactly
+ * collapser_stack_key()'s for the same frames, so the tables hold what
+ * collapser_add() would have put there.
  *
- * A raw chain is read as runs of entries of one context (perf's walk:
- * see frames.h): the kernel's run and the user-space run repeat far more
- * than their combinations do.  Each run is cached by its space and raw
- * addresses (with its frames' name ids and the node it makes from the
- * root), and a run below another by the pair (node above, run), so a
- * chain seen before costs one hash of its addresses and a lookup per run,
- * and a new chain of known runs one more lookup.  A run with addresses in
- * no file's map (never cached by the frame cache: a library may be mapped
- * there later) is checked again at each use: perf is asked whether each
- * such address is still in no file, and a run whose answer changed is
- * made anew.  Runs of threads without a pid are named every time.
+ * A sample costs, by what is known of its raw chain: one comparison when
+ * it repeats the chain counted before on its CPU (a thread in a loop);
+ * one hash of its entries and one lookup when the chain was counted
+ * before (chains whose frames were all named before are kept in a chain
+ * table); else perf's walk of it (frames.h), each frame's name id from
+ * the frame cache's slot (named once per (DSO, symbol): most addresses
+ * of a recording are offsets in a few thousand functions), and one
+ * lookup of (process, name ids).  A frame the frame cache does not keep
+ * (a thread without a pid; a user address in no file's map, which a
+ * library may be mapped at later) is named at each use, and a chain
+ * with one is never remembered.
  *
- * Memory grows with the distinct runs, names, nodes and (process, node)
- * pairs, never with the samples; the run cache stops growing at
- * STACKS_CACHE_BYTES (later new runs are named every time).
+ * Memory grows with the distinct stacks, frames, names and chains,
+ * never with the samples; the chain table stops growing at
+ * CHAINS_BYTES (later new chains are walked every time).
  */
 #ifndef FOLDKIT_PLUGIN_STACKS_H
 #define FOLDKIT_PLUGIN_STACKS_H
@@ -61,20 +62,22 @@ uint32_t stacks_proc(struct stacks *sk, struct fold_table *t, const char *name, 
 		     bool java);
 
 /*
- * The node of a sample's call chain, leaf last, for process proc
- * (frame_cache_note_comm() must have been told of the sample's thread).
+ * The stack of a sample's call chain for process proc, made when new
+ * (frame_cache_note_comm() must have been told of the sample's thread);
+ * valid as long as sk.
  */
 uint32_t stacks_chain(struct stacks *sk, const struct perf_dlfilter_sample *sample,
 		      void *ctx, uint32_t proc);
 
-/* Adds n to the count of (proc, node). */
-void stacks_add(struct stacks *sk, uint32_t proc, uint32_t node, fk_count n);
+/* Adds n to the count of a stack of proc. */
+void stacks_add(struct stacks *sk, uint32_t proc, uint32_t stack, fk_count n);
 
 /*
  * stacks_add(sk, proc, stacks_chain(sk, sample, ctx, proc), n), but a
- * chain that repeats the one counted before on the sample's CPU, in the
- * same space and process, costs one comparison (when its node is sure to
- * be the same: every run cached, none with an address in no file).
+ * chain counted before in the same space and process costs one lookup,
+ * and one comparison when it repeats the one counted before on the
+ * sample's CPU (when its stack is sure to be the same: every frame
+ * cached).
  */
 void stacks_sample(struct stacks *sk, const struct perf_dlfilter_sample *sample, void *ctx,
 		   uint32_t proc, fk_count n);
@@ -96,7 +99,7 @@ void stacks_add_at(struct stacks *sk, uint32_t slot, fk_count n);
  */
 void stacks_flush(struct stacks *sk);
 
-/* The folded text of (proc, node) into key (replacing what it held). */
-void stacks_key(struct stacks *sk, uint32_t proc, uint32_t node, GString *key);
+/* The folded text of a stack of proc into key (replacing what it held). */
+void stacks_key(struct stacks *sk, uint32_t proc, uint32_t stack, GString *key);
 
 #endif
