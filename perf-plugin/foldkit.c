@@ -391,8 +391,12 @@ int start(void **data, void *ctx)
 		.context = st->o.context, .offcpu = st->o.offcpu, .names = &st->co.names,
 		.inliner = st->inliner, .frames = st->frames,
 	});
-	if (!st->inliner && !st->ex)
+	if (!st->inliner && !st->ex) {
+		/* stacks.h names the frames: the only user of the cache's
+		 * frames but frame_cache_ip(), which keeps none */
+		frame_cache_set_lean(st->frames);
 		st->sk = stacks_new(&st->co.names, st->frames, st->o.max_stack);
+	}
 	if (st->ex && st->off) {
 		st->sample_tid = g_hash_table_new(g_direct_hash, g_direct_equal);
 		offcpu_on_credit(st->off, credit_export, st);

@@ -73,6 +73,20 @@ struct frame_cache {
 	void *name_gen_data;
 	uint64_t until;		/* the last thread's space holds until then */
 	bool word_claimed;	/* frame_cache_claim_word() said yes */
+	bool lean;		/* frame_cache_set_lean(): the store stays empty */
+	bool transient;		/* keep() keeps nothing: texts valid until the
+				 * next frame made */
+	char pcbuf[24];		/* a transient frame's address text */
+	/* the last frame_cache_word()'s address, its frame's id, and
+	 * whether uncached is its frame */
+	uint64_t word_space, word_ip;
+	uint32_t word_id;
+	bool made;
+	/* perf's DSO names lately interned: its pointer (checked by its
+	 * text, perf may free it) -> the interned name */
+	struct {
+		const char *perf, *name;
+	} dsos[64];
 };
 
 static const char UNKNOWN[] = "[unknown]";
@@ -280,11 +294,13 @@ static struct fk_str str_of(const char *s)
 	return r;
 }
 
-/* s[len] is a NUL */
+/* s[len] is a NUL; transient: s itself, which must outlive the frame */
 static struct fk_str keep(struct frame_cache *fc, const char *s, size_t len)
 {
-	struct fk_str r = { fc->intern ? g_string_chunk_insert_const(fc->names, s)
-				       : g_string_chunk_insert_len(fc->strings, s, (gssize)len), len };
+	struct fk_str r = { fc->transient ? s
+			    : fc->intern ? g_string_chunk_insert_const(fc->names, s)
+					 : g_string_chunk_insert_len(fc->strings, s, (gssize)len),
+			    len };
 	return r;
 }
 
@@ -308,7 +324,21 @@ static struct fk_str keep_hex(struct frame_cache *fc, uint64_t v)
 {
 	char buf[24];
 
+	if (fc->transient)
+		return keep(fc, fc->pcbuf, hex(fc->pcbuf, v));
 	return keep(fc, buf, hex(buf, v));
+}
+
+/* The interned name of a DSO perf names dso. */
+static const char *dso_name(struct frame_cache *fc, const char *dso)
+{
+	size_t i = ((uintptr_t)dso >> 4) % G_N_ELEMENTS(fc->dsos);
+
+	if (fc->dsos[i].perf != dso || strcmp(fc->dsos[i].name, dso) != 0) {
+		fc->dsos[i].perf = dso;
+		fc->dsos[i].name = g_string_chunk_insert_const(fc->names, dso);
+	}
+	return fc->dsos[i].name;
 }
 
 /* The frame perf script prints for an address it could not place. */
@@ -363,7 +393,7 @@ static void frame_from_al(struct frame_cache *fc, uint64_t ip,
 		f->sym = str_of(UNKNOWN);
 	}
 	if (al->dso)
-		f->dso = str_of(g_string_chunk_insert_const(fc->names, al->dso));
+		f->dso = str_of(dso_name(fc, al->dso));
 	else
 		f->dso = str_of(UNKNOWN);
 	note_build_id(fc, f->dso.s, al);
@@ -449,14 +479,24 @@ static uint32_t frame_slot(struct frame_cache *fc, void *ctx, uint64_t space, ui
 	s->word = 0;
 	*sp = s;
 	fc->nused++;
-	g_array_set_size(fc->store, (guint)fc->nused);
-	fill(fc, ip, found, &al, &g_array_index(fc->store, struct perf_frame, fc->nused - 1));
+	if (fc->lean) {
+		/* the caller names it now: only its word is kept */
+		fc->transient = true;
+		fill(fc, ip, found, &al, f);
+		fc->transient = false;
+		fc->made = true;
+	} else {
+		g_array_set_size(fc->store, (guint)fc->nused);
+		fill(fc, ip, found, &al,
+		     &g_array_index(fc->store, struct perf_frame, fc->nused - 1));
+	}
 	s->id = (uint32_t)fc->nused;
 	return s->id - 1;
 uncached:
 	fc->intern = true;
 	fill(fc, ip, found, &al, f);
 	fc->intern = false;
+	fc->made = true;
 	*sp = NULL;
 	return FRAME_CACHE_UNCACHED;
 }
@@ -499,15 +539,6 @@ uint64_t frame_cache_space(const struct frame_cache *fc)
 	return fc->space;
 }
 
-const struct perf_frame *frame_cache_frame(struct frame_cache *fc, void *ctx,
-					   uint64_t space, uint64_t ip, uint32_t *id)
-{
-	*id = frame_id(fc, ctx, space, ip, &fc->uncached);
-	if (*id == FRAME_CACHE_UNCACHED)
-		return &fc->uncached;
-	return &g_array_index(fc->store, struct perf_frame, *id);
-}
-
 bool frame_cache_claim_word(struct frame_cache *fc)
 {
 	bool mine = !fc->word_claimed;
@@ -521,18 +552,39 @@ void frame_cache_prefetch(const struct frame_cache *fc, uint64_t space, uint64_t
 	__builtin_prefetch(&fc->slots[mix(space, ip) & (fc->nslots - 1)]);
 }
 
-const struct perf_frame *frame_cache_word(struct frame_cache *fc, void *ctx, uint64_t space,
-					  uint64_t ip, uint32_t *id, uint32_t **word)
+void frame_cache_set_lean(struct frame_cache *fc)
+{
+	fc->lean = true;
+}
+
+uint32_t *frame_cache_word(struct frame_cache *fc, void *ctx, uint64_t space, uint64_t ip,
+			   uint32_t *id)
 {
 	struct slot *s;
 
-	*id = frame_slot(fc, ctx, space, ip, &fc->uncached, &s);
-	if (!s) {
-		*word = NULL;
+	fc->made = false;
+	fc->word_space = space;
+	fc->word_ip = ip;
+	*id = fc->word_id = frame_slot(fc, ctx, space, ip, &fc->uncached, &s);
+	return s ? &s->word : NULL;
+}
+
+const struct perf_frame *frame_cache_word_frame(struct frame_cache *fc, void *ctx)
+{
+	struct perf_dlfilter_al al;
+	bool found;
+
+	if (fc->made)
 		return &fc->uncached;
-	}
-	*word = &s->word;
-	return &g_array_index(fc->store, struct perf_frame, *id);
+	if (!fc->lean)
+		return &g_array_index(fc->store, struct perf_frame, fc->word_id);
+	/* not kept: resolved again, as it was when cached */
+	found = locate(fc, ctx, fc->word_space, fc->word_ip, &al);
+	fc->transient = true;
+	fill(fc, fc->word_ip, found, &al, &fc->uncached);
+	fc->transient = false;
+	fc->made = true;
+	return &fc->uncached;
 }
 
 bool frame_cache_is_unknown(const struct perf_frame *f)
@@ -557,6 +609,7 @@ size_t frame_cache_chain(struct frame_cache *fc,
 	GString *key = fc->chain_key;
 	struct fk_str hit;
 
+	g_assert(!fc->lean);
 	g_array_set_size(fc->ids, 0);
 	fc->chain_cached = true;
 	fc->copied = false;

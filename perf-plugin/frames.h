@@ -198,25 +198,34 @@ static inline enum frame_chain_entry frame_chain_entry(uint64_t ip, uint64_t use
 }
 
 /*
- * One address's frame, as frame_cache_chain() makes it: *id gets its id
- * in frame_cache_store() (the frame is valid until the store grows), or
- * FRAME_CACHE_UNCACHED when it is not cached (see above: then the frame is
- * valid until the next call, its texts for as long as the cache).
+ * One address's frame, as frame_cache_chain() makes it, for a caller that
+ * keeps what it makes of the frame (stacks.h: its name id) in a 32-bit
+ * word of the cache's slot of the address: the word (0 until the caller
+ * sets it), or NULL when the frame is not cached (see above); *id gets
+ * the frame's id, or FRAME_CACHE_UNCACHED.  Valid until the next call.
+ * The words have one user: the caller frame_cache_claim_word() says true
+ * to (the first).  frame_cache_word_frame() gives the frame.
  */
 #define FRAME_CACHE_UNCACHED UINT32_MAX
-const struct perf_frame *frame_cache_frame(struct frame_cache *fc, void *ctx,
-					   uint64_t space, uint64_t ip, uint32_t *id);
+uint32_t *frame_cache_word(struct frame_cache *fc, void *ctx, uint64_t space, uint64_t ip,
+			   uint32_t *id);
+bool frame_cache_claim_word(struct frame_cache *fc);
 
 /*
- * frame_cache_frame(), and in *word a pointer to a 32-bit word kept with
- * the cached frame for one user of the cache (stacks.h keeps its name id
- * there: no second lookup per frame), 0 until the user sets it; NULL for
- * a frame not cached.  Valid until the next call.  The user is the one
- * caller frame_cache_claim_word() says true to (the first).
+ * The frame of the last frame_cache_word(), valid until the next call
+ * (its texts too, in a lean cache; else for as long as the cache).  A
+ * lean cache made it then, when new or not cached; else resolves it
+ * again (as it resolved it then: cached frames do not change).
  */
-const struct perf_frame *frame_cache_word(struct frame_cache *fc, void *ctx, uint64_t space,
-					  uint64_t ip, uint32_t *id, uint32_t **word);
-bool frame_cache_claim_word(struct frame_cache *fc);
+const struct perf_frame *frame_cache_word_frame(struct frame_cache *fc, void *ctx);
+
+/*
+ * Makes the cache lean: it keeps no frames (nor their texts), only the
+ * slots and their words, for a cache whose only user is
+ * frame_cache_word() (and frame_cache_ip()); frame_cache_chain() must
+ * not be called.  Call it before the first frame.
+ */
+void frame_cache_set_lean(struct frame_cache *fc);
 
 /*
  * Starts loading the cache's slot of ip in space (a chain's slots are

@@ -230,25 +230,24 @@ static uint32_t new_name_id(struct stacks *sk, const struct perf_frame *f, bool 
 static uint32_t frame_nid(struct stacks *sk, void *ctx, uint64_t space, uint64_t ip, bool java)
 {
 	GArray *a = sk->frame_nids[java];
-	uint32_t id, nid, *word;
-	const struct perf_frame *f = frame_cache_word(sk->fc, ctx, space, ip, &id, &word);
+	uint32_t id, nid, *word = frame_cache_word(sk->fc, ctx, space, ip, &id);
 
 	if (!word) {
 		sk->stable = false;	/* named again at each use */
-		return name_id(sk, f, java);
+		return name_id(sk, frame_cache_word_frame(sk->fc, ctx), java);
 	}
 	if (sk->word && !java) {
 		if (*word)
 			return *word - 1;
 		sk->fresh = true;
-		nid = new_name_id(sk, f, java);
+		nid = new_name_id(sk, frame_cache_word_frame(sk->fc, ctx), java);
 		*word = nid + 1;
 		return nid;
 	}
 	if (id < a->len && (nid = g_array_index(a, uint32_t, id)))
 		return nid - 1;
 	sk->fresh = true;
-	nid = new_name_id(sk, f, java);
+	nid = new_name_id(sk, frame_cache_word_frame(sk->fc, ctx), java);
 	if (id >= a->len)
 		g_array_set_size(a, id + 1);
 	g_array_index(a, uint32_t, id) = nid + 1;
