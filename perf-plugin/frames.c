@@ -547,9 +547,10 @@ bool frame_cache_claim_word(struct frame_cache *fc)
 	return mine;
 }
 
-void frame_cache_prefetch(const struct frame_cache *fc, uint64_t space, uint64_t ip)
+void frame_cache_prefetch(const struct frame_cache *fc, const struct frame_addr *a, size_t n)
 {
-	__builtin_prefetch(&fc->slots[mix(space, ip) & (fc->nslots - 1)]);
+	for (size_t i = 0; i < n; i++)
+		__builtin_prefetch(&fc->slots[mix(a[i].space, a[i].ip) & (fc->nslots - 1)]);
 }
 
 void frame_cache_set_lean(struct frame_cache *fc)

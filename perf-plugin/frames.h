@@ -227,11 +227,16 @@ const struct perf_frame *frame_cache_word_frame(struct frame_cache *fc, void *ct
  */
 void frame_cache_set_lean(struct frame_cache *fc);
 
+/* An address in its space. */
+struct frame_addr {
+	uint64_t space, ip;
+};
+
 /*
- * Starts loading the cache's slot of ip in space (a chain's slots are
+ * Starts loading the cache's slots of n addresses (a chain's slots are
  * looked up faster together than one after the other).
  */
-void frame_cache_prefetch(const struct frame_cache *fc, uint64_t space, uint64_t ip);
+void frame_cache_prefetch(const struct frame_cache *fc, const struct frame_addr *a, size_t n);
 
 /* Whether a frame is an address perf placed in no file: "[unknown]" twice. */
 bool frame_cache_is_unknown(const struct perf_frame *f);

@@ -52,11 +52,6 @@ struct proc {
 	bool java;
 };
 
-/* A frame of the current chain: an address and its space. */
-struct entry {
-	uint64_t space, ip;
-};
-
 /* A slot of an open-addressing table: a hash's high 32 bits, an id + 1. */
 #define SLOT_ID(v) ((uint32_t)(v) - 1)
 #define SLOT_TAG(h) ((h) >> 32 << 32)
@@ -73,7 +68,7 @@ struct stacks {
 				 * without the word) */
 	struct fk_intern *sym_ids;	/* DSO, java, symbol -> i */
 	GArray *sym_nids;	/* uint32_t, by i: its name id */
-	GArray *walk;		/* struct entry: the current chain's frames */
+	GArray *walk;		/* struct frame_addr: the current chain's frames */
 	struct fk_intern *proc_ids;	/* table pointer, then name -> proc id */
 	GArray *procs;		/* struct proc, by proc id */
 	GArray *stacks;		/* struct stack, by stack id */
@@ -109,7 +104,7 @@ struct stacks *stacks_new(const struct frame_name_opts *names, struct frame_cach
 	sk->word = frame_cache_claim_word(fc);
 	sk->sym_ids = fk_intern_new();
 	sk->sym_nids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-	sk->walk = g_array_new(FALSE, FALSE, sizeof(struct entry));
+	sk->walk = g_array_new(FALSE, FALSE, sizeof(struct frame_addr));
 	sk->proc_ids = fk_intern_new();
 	sk->procs = g_array_new(FALSE, FALSE, sizeof(struct proc));
 	sk->stacks = g_array_new(FALSE, FALSE, sizeof(struct stack));
@@ -351,14 +346,14 @@ uint32_t stacks_chain(struct stacks *sk, const struct perf_dlfilter_sample *samp
 	const __u64 *c = sample->raw_callchain;
 	unsigned entries = 0;
 	uint32_t n = 0, *nids;
-	struct entry *w;
+	struct frame_addr *w;
 
 	/* perf's walk, as frame_cache_chain(); the frames' slots in the
 	 * frame cache are fetched together: each is a cache miss */
 	sk->stable = true;
 	sk->fresh = false;
 	g_array_set_size(sk->walk, (guint)sample->raw_callchain_nr);
-	w = (struct entry *)(void *)sk->walk->data;
+	w = (struct frame_addr *)(void *)sk->walk->data;
 	for (uint32_t i = 0; i < sample->raw_callchain_nr && entries < sk->max_stack; i++) {
 		enum frame_chain_entry e = frame_chain_entry(c[i], user, &space);
 
@@ -370,8 +365,8 @@ uint32_t stacks_chain(struct stacks *sk, const struct perf_dlfilter_sample *samp
 		}
 		w[entries].space = space;
 		w[entries++].ip = c[i];
-		frame_cache_prefetch(sk->fc, space, c[i]);
 	}
+	frame_cache_prefetch(sk->fc, w, entries);
 	g_array_set_size(sk->nids, entries);
 	nids = (uint32_t *)(void *)sk->nids->data;
 	for (; n < entries; n++)
