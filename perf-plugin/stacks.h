@@ -23,8 +23,8 @@
  * A sample costs, by what is known of its raw chain: one comparison when
  * it repeats the chain counted before on its CPU (a thread in a loop);
  * one hash of its entries and one lookup when the chain was counted
- * before (chains whose frames were all named before are kept in a chain
- * table); else perf's walk of it (frames.h), each frame's name id from
+ * before (chains of frames named before, of a stack counted before, are
+ * kept in a chain table); else perf's walk of it (frames.h), each frame's name id from
  * the frame cache's slot (named once per (DSO, symbol): most addresses
  * of a recording are offsets in a few thousand functions), and one
  * lookup of (process, name ids).  A frame the frame cache does not keep
