@@ -5,7 +5,8 @@
 # per process with frame pointers, and system-wide with kernel stacks.  Also:
 # DWARF recordings are refused; split= writes one profile per process, named
 # after the process, with index.tsv (escaped, with units); pid= and comm=
-# select processes; an empty profile is an error in every output mode;
+# select processes; a process named java is named as fp-collapse names it;
+# an empty profile is an error in every output mode;
 # output= writes through links and keeps a file's mode; bad options fail.
 set -u
 . "$(dirname "$0")/plugin-lib.sh"
@@ -41,6 +42,21 @@ for data in "$T/proc.data" "$T/sys.data"; do
 		compare "$data" "$opt"
 	done
 done
+# a process named "java" has names of its own (frame_name_append()), so
+# the plugin names its frames apart, also the kernel's frames that a dd
+# beside it has made known first (the lean frame cache resolves them
+# again): system-wide, a copy of dd named java beside dd, both in the
+# kernel
+cp "$(command -v dd)" "$T/java"
+perf record -q -a -g -F 499 -o "$T/java.data" -- sh -c \
+	'timeout 0.4 dd if=/dev/zero of=/dev/null bs=64k 2>/dev/null &
+	 sleep 0.1; timeout 0.3 "$1" if=/dev/zero of=/dev/null bs=64k 2>/dev/null; wait' sh "$T/java" \
+	>/dev/null 2>"$T/rec.err" || fail "perf record -a -g of java: $(head -3 "$T/rec.err")"
+for opt in "" kernel; do
+	compare "$T/java.data" "$opt"
+done
+plugin "$T/java.data" >"$T/got"
+grep -q '^java;' "$T/got" && grep -q '^dd;' "$T/got" || fail "java.data: no java and dd stacks"
 # max-stack=N cuts where perf script --max-stack N cuts (context markers
 # do not count)
 same_as_pipeline "sys.data max-stack=3" "$T/sys.data" "--max-stack 3" "" "max-stack=3"
