@@ -513,6 +513,12 @@ void stacks_add_at(struct stacks *sk, uint32_t slot, fk_count n)
 	bump(sk, slot, n);
 }
 
+/* A stack's name ids (an empty one's may be nowhere: NULL). */
+static const uint32_t *nids_of(const struct stacks *sk, const struct stack *s)
+{
+	return s->n ? &g_array_index(sk->pool, uint32_t, s->nids) : NULL;
+}
+
 /*
  * The folded text of a stack: collapser_stack_key()'s.  Without a
  * process name the root frame needs no separator, and must not start
@@ -521,7 +527,7 @@ void stacks_add_at(struct stacks *sk, uint32_t slot, fk_count n)
 static size_t key_len(struct stacks *sk, const struct stack *s)
 {
 	const struct proc *p = &g_array_index(sk->procs, struct proc, s->proc);
-	const uint32_t *nids = &g_array_index(sk->pool, uint32_t, s->nids);
+	const uint32_t *nids = nids_of(sk, s);
 	size_t len = p->name.len;
 
 	for (uint32_t k = 0; k < s->n; k++)
@@ -533,7 +539,7 @@ static size_t key_len(struct stacks *sk, const struct stack *s)
 static void key_write(struct stacks *sk, const struct stack *s, char *out)
 {
 	const struct proc *p = &g_array_index(sk->procs, struct proc, s->proc);
-	const uint32_t *nids = &g_array_index(sk->pool, uint32_t, s->nids);
+	const uint32_t *nids = nids_of(sk, s);
 	char *o = out;
 	bool first = !p->name.len;
 
