@@ -588,20 +588,6 @@ const struct perf_frame *frame_cache_word_frame(struct frame_cache *fc, void *ct
 	return &fc->uncached;
 }
 
-bool frame_cache_is_unknown(const struct perf_frame *f)
-{
-	return f->sym.s == UNKNOWN && f->dso.s == UNKNOWN;
-}
-
-bool frame_cache_still_unknown(struct frame_cache *fc, void *ctx, uint64_t space,
-			       uint64_t ip)
-{
-	struct perf_dlfilter_al al;
-
-	/* as frame_from_al() makes it: no DSO and no symbol is unknown_frame() */
-	return !locate(fc, ctx, space, ip, &al) || (!al.dso && !al.sym);
-}
-
 size_t frame_cache_chain(struct frame_cache *fc,
 			 const struct perf_dlfilter_sample *sample, void *ctx)
 {

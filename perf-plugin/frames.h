@@ -238,15 +238,4 @@ struct frame_addr {
  */
 void frame_cache_prefetch(const struct frame_cache *fc, const struct frame_addr *a, size_t n);
 
-/* Whether a frame is an address perf placed in no file: "[unknown]" twice. */
-bool frame_cache_is_unknown(const struct perf_frame *f);
-
-/*
- * Whether perf still places ip in no file (its frame would still be the
- * same unknown one): one resolve_address(), for an uncached frame seen
- * before.
- */
-bool frame_cache_still_unknown(struct frame_cache *fc, void *ctx, uint64_t space,
-			       uint64_t ip);
-
 #endif
