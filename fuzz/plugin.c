@@ -26,6 +26,7 @@
  * exactly the text collapser_stack_key() makes of frames.h's frames for
  * it (max_stack 2 to 8, from the input's size); counted again by
  * stacks_sample(), or (kind bit 1) by stacks_slot() and stacks_add_at(),
+ * over a lean frame cache (frame_cache_set_lean(), as the plugin's),
  * each chain must get the same count.
  *
  * Checked: every sample is counted once (profile sample counts add up;
@@ -296,7 +297,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	GHashTable *seen = g_hash_table_new(g_direct_hash, g_direct_equal);	/* pid -> profile */
 	GString *key = g_string_new(NULL), *key2 = g_string_new(NULL);
 	static const struct perf_dlfilter_fns fns = { .resolve_address = fake_resolve_address };
-	struct frame_cache *fc = NULL;
+	struct frame_cache *fc = NULL, *fc2 = NULL;	/* fc2: lean, sk2's */
 	struct stacks *sk = NULL, *sk2 = NULL;	/* sk2: by stacks_sample() */
 	struct fold_table *by_sample = NULL, *by_chain = NULL;
 	GError *err = NULL;
@@ -319,10 +320,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	g_fake = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
 	g_lib_mapped = false;
 	fc = frame_cache_new(&fns, 2 + size % 7);
-	if (opt & 32)
+	fc2 = frame_cache_new(&fns, 2 + size % 7);
+	frame_cache_set_lean(fc2);
+	if (opt & 32) {
 		frame_cache_set_may_map(fc, fake_may_map, NULL);
+		frame_cache_set_may_map(fc2, fake_may_map, NULL);
+	}
 	sk = stacks_new(&co.names, fc, 2 + size % 7);
-	sk2 = stacks_new(&co.names, fc, 2 + size % 7);
+	sk2 = stacks_new(&co.names, fc2, 2 + size % 7);
 	by_sample = fold_table_new();
 	by_chain = fold_table_new();
 	if (offcpu) {
@@ -412,6 +417,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			ds.raw_callchain = chain;
 			ds.raw_callchain_nr = nr;
 			icomm = frame_cache_note_comm(fc, pid, tid, comm0, 0);
+			frame_cache_note_comm(fc2, pid, tid, comm0, 0);
 			FUZZ_CHECK(strcmp(icomm, comm0) == 0, "the comm interned as '%s'", icomm);
 			s2.nframes = 0;
 			s2.frames = &none;
@@ -659,6 +665,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fold_table_free(by_sample);
 	fold_table_free(by_chain);
 	frame_cache_free(fc);
+	frame_cache_free(fc2);
 	g_hash_table_destroy(g_fake);
 	if (offcpu) {
 		offcpu_free(o);
