@@ -33,12 +33,12 @@ struct stack {
 	fk_count count;		/* UNCOUNTED: nothing added yet */
 };
 
-/* A chain counted, in the chain table. */
+/* A chain counted: a slot of the chain table (stack1 0: empty). */
 struct chain {
 	uint64_t hash, space;
 	uint32_t proc, nr;
 	uint32_t ips;		/* its first entry in sk->chain_ips */
-	uint32_t stack;
+	uint32_t stack1;	/* its stack + 1 */
 };
 
 /* A chain counted: (space, proc, raw entries) -> its stack. */
@@ -89,9 +89,10 @@ struct stacks {
 	bool fresh;		/* ... and one was named for the first time, or
 				 * its stack is new */
 	struct memo *memo;	/* MEMO_SLOTS of them */
-	GArray *chains;		/* struct chain, by id */
-	uint64_t *chain_slots;	/* as slots, for chains */
+	struct chain *chains;	/* open addressing, in the slot: a hit costs
+				 * no second load before the entries' */
 	size_t nchain_slots;	/* a power of two */
+	size_t nchains;
 	GArray *chain_ips;	/* uint64_t: the chains' raw entries */
 	size_t chain_bytes;
 };
@@ -119,9 +120,8 @@ struct stacks *stacks_new(const struct frame_name_opts *names, struct frame_cach
 	sk->pool = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	sk->nids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	sk->buf = g_string_sized_new(256);
-	sk->chains = g_array_new(FALSE, FALSE, sizeof(struct chain));
 	sk->nchain_slots = 1 << 12;
-	sk->chain_slots = g_new0(uint64_t, sk->nchain_slots);
+	sk->chains = g_new0(struct chain, sk->nchain_slots);
 	sk->chain_ips = g_array_new(FALSE, FALSE, sizeof(uint64_t));
 	sk->memo = g_new(struct memo, MEMO_SLOTS);
 	for (size_t i = 0; i < MEMO_SLOTS; i++)
@@ -149,8 +149,7 @@ void stacks_free(struct stacks *sk)
 	if (sk->texts)
 		g_ptr_array_free(sk->texts, TRUE);
 	g_free(sk->memo);
-	g_array_free(sk->chains, TRUE);
-	g_free(sk->chain_slots);
+	g_free(sk->chains);
 	g_array_free(sk->chain_ips, TRUE);
 	g_free(sk);
 }
@@ -418,12 +417,9 @@ static size_t chain_find(struct stacks *sk, uint64_t h, uint64_t space, uint32_t
 	size_t mask = sk->nchain_slots - 1, i = h & mask;
 	const uint64_t *all = (const uint64_t *)(const void *)sk->chain_ips->data;
 
-	for (; sk->chain_slots[i]; i = (i + 1) & mask) {
-		const struct chain *c;
+	for (; sk->chains[i].stack1; i = (i + 1) & mask) {
+		const struct chain *c = &sk->chains[i];
 
-		if (SLOT_TAG(sk->chain_slots[i]) != SLOT_TAG(h))
-			continue;
-		c = &g_array_index(sk->chains, struct chain, SLOT_ID(sk->chain_slots[i]));
 		/* (an empty chain's entries may be nowhere: no pointer to them) */
 		if (c->hash == h && c->nr == n && c->space == space && c->proc == proc &&
 		    (!n || same_ips(all + c->ips, ips, n)))
@@ -435,12 +431,20 @@ static size_t chain_find(struct stacks *sk, uint64_t h, uint64_t space, uint32_t
 static void chain_grow(struct stacks *sk)
 {
 	size_t n = sk->nchain_slots * 2;
+	struct chain *old = sk->chains;
 
-	g_free(sk->chain_slots);
-	sk->chain_slots = g_new0(uint64_t, n);
+	sk->chains = g_new0(struct chain, n);
+	for (size_t k = 0; k < sk->nchain_slots; k++) {
+		size_t i = old[k].hash & (n - 1);
+
+		if (!old[k].stack1)
+			continue;
+		while (sk->chains[i].stack1)
+			i = (i + 1) & (n - 1);
+		sk->chains[i] = old[k];
+	}
 	sk->nchain_slots = n;
-	for (guint id = 0; id < sk->chains->len; id++)
-		slot_put(sk->chain_slots, n, g_array_index(sk->chains, struct chain, id).hash, id);
+	g_free(old);
 }
 
 /* stacks_sample() and stacks_slot(): the stack, n added to its count. */
@@ -452,19 +456,19 @@ static uint32_t sample_count(struct stacks *sk, const struct perf_dlfilter_sampl
 	const __u64 *ips = sample->raw_callchain;
 	uint32_t nr = (uint32_t)sample->raw_callchain_nr, id;
 	size_t slot;
-	size_t cost = sizeof(struct chain) + 2 * sizeof(uint64_t) + nr * sizeof(uint64_t);
+	size_t cost = 2 * sizeof(struct chain) + nr * sizeof(uint64_t);
 
 	if (m->stack != NO_STACK && m->proc == proc && m->space == space && m->nr == nr &&
 	    same_ips(m->ips, ips, nr)) {
 		bump(sk, m->stack, n);
 		return m->stack;
 	}
-	if ((sk->chains->len + 1) * 2 > sk->nchain_slots)
+	if ((sk->nchains + 1) * 2 > sk->nchain_slots)
 		chain_grow(sk);
 	h = chain_hash(space, proc, ips, nr);
 	slot = chain_find(sk, h, space, proc, ips, nr);
-	if (sk->chain_slots[slot]) {
-		id = g_array_index(sk->chains, struct chain, SLOT_ID(sk->chain_slots[slot])).stack;
+	if (sk->chains[slot].stack1) {
+		id = sk->chains[slot].stack1 - 1;
 	} else {
 		id = stacks_chain(sk, sample, ctx, proc);
 		if (!sk->stable) {
@@ -474,12 +478,12 @@ static uint32_t sample_count(struct stacks *sk, const struct perf_dlfilter_sampl
 		}
 		if (!sk->fresh && sk->chain_bytes + cost <= CHAINS_BYTES &&
 		    nr == sample->raw_callchain_nr) {
-			struct chain c = { h, space, proc, nr, sk->chain_ips->len, id };
+			struct chain c = { h, space, proc, nr, sk->chain_ips->len, id + 1 };
 
 			sk->chain_bytes += cost;
 			g_array_append_vals(sk->chain_ips, ips, nr);
-			g_array_append_val(sk->chains, c);
-			sk->chain_slots[slot] = SLOT_TAG(h) | sk->chains->len;
+			sk->chains[slot] = c;
+			sk->nchains++;
 		}
 	}
 	bump(sk, id, n);
