@@ -6,7 +6,7 @@
  *
  *	struct stacks *sk = stacks_new(&names, frames, 127);
  *	...per sample, after frame_cache_note_comm():
- *	uint32_t proc = stacks_proc(sk, collapser_table(pr->c), "cc1", 3);
+ *	uint32_t proc = stacks_proc(sk, collapser_table(pr->c), "cc1", 3, false);
  *	uint32_t stack = stacks_chain(sk, sample, ctx, proc);
  *	stacks_add(sk, proc, stack, fk_count_from_u64(period));
  *	...at the end, before reading the tables:
@@ -24,17 +24,21 @@
  * it repeats the chain counted before on its CPU (a thread in a loop);
  * one hash of its entries and one lookup when the chain was counted
  * before (chains of frames named before, of a stack counted before, are
- * kept in a chain table); else perf's walk of it (frames.h), each frame's name id from
- * the frame cache's slot (named once per (DSO, symbol): most addresses
- * of a recording are offsets in a few thousand functions), and one
- * lookup of (process, name ids).  A frame the frame cache does not keep
- * (a thread without a pid; a user address in no file's map, which a
- * library may be mapped at later) is named at each use, and a chain
- * with one is never remembered.
+ * kept in a chain table); else perf's walk of it (frames.h), each
+ * frame's name id from the frame cache's slot (frame_cache_word(): the
+ * first stacks made on a cache keeps the name ids of processes not named
+ * "java" there, others in arrays by frame id), a new frame named once per
+ * (DSO, symbol) (most addresses of a recording are offsets in a few
+ * thousand functions), and one lookup of (process, name ids).  A frame
+ * the frame cache does not keep (a thread without a pid; a user address
+ * in no file's map, which a library may be mapped at later) is named at
+ * each use, and a chain with one is never remembered.  The frame cache
+ * may be lean (frame_cache_set_lean()).
  *
  * Memory grows with the distinct stacks, frames, names and chains,
  * never with the samples; the chain table stops growing at
- * CHAINS_BYTES (later new chains are walked every time).
+ * CHAINS_BYTES (later new chains are walked every time).  stacks_flush()
+ * adds the texts, as large as the output.
  */
 #ifndef FOLDKIT_PLUGIN_STACKS_H
 #define FOLDKIT_PLUGIN_STACKS_H
