@@ -25,13 +25,22 @@
  */
 #define CHAINS_BYTES (128u << 20)
 
-/* A stack: a process and its frames' name ids, leaf first, and its count. */
+/*
+ * A stack: its count, a process and its frames' name ids, leaf first: a
+ * record in sk->pool of whole blocks, the n ids after the header, so that
+ * a stack found costs one load that misses the cache after its slot's.
+ */
 struct stack {
+	fk_count count;		/* UNCOUNTED: nothing added yet */
 	uint64_t hash;
 	uint32_t proc, n;
-	uint32_t nids;		/* its first name id in sk->pool */
-	fk_count count;		/* UNCOUNTED: nothing added yet */
+	/* uint32_t nids[n]; */
 };
+struct block {
+	_Alignas(fk_count) unsigned char b[16];
+};
+#define BLOCKS(n) (uint32_t)((sizeof(struct stack) + (n) * sizeof(uint32_t) + \
+			      sizeof(struct block) - 1) / sizeof(struct block))
 
 /* A chain counted: a slot of the chain table (stack1 0: empty). */
 struct chain {
@@ -74,10 +83,11 @@ struct stacks {
 	GArray *walk;		/* struct frame_addr: the current chain's frames */
 	struct fk_intern *proc_ids;	/* table pointer, then name -> proc id */
 	GArray *procs;		/* struct proc, by proc id */
-	GArray *stacks;		/* struct stack, by stack id */
+	GArray *pool;		/* struct block: the stacks, a stack's id its
+				 * first block */
+	size_t nstacks;
 	uint64_t *slots;	/* SLOT_TAG(hash) | stack id + 1 (0: empty) */
 	size_t nslots;		/* a power of two */
-	GArray *pool;		/* uint32_t: the stacks' name ids */
 	GArray *nids;		/* uint32_t: the current chain's name ids */
 	GString *buf;
 	GPtrArray *texts;	/* blocks of TEXT_BLOCK bytes: the folded texts
@@ -114,10 +124,9 @@ struct stacks *stacks_new(const struct frame_name_opts *names, struct frame_cach
 	sk->walk = g_array_new(FALSE, FALSE, sizeof(struct frame_addr));
 	sk->proc_ids = fk_intern_new();
 	sk->procs = g_array_new(FALSE, FALSE, sizeof(struct proc));
-	sk->stacks = g_array_new(FALSE, FALSE, sizeof(struct stack));
 	sk->nslots = 1 << 12;
 	sk->slots = g_new0(uint64_t, sk->nslots);
-	sk->pool = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	sk->pool = g_array_new(FALSE, FALSE, sizeof(struct block));
 	sk->nids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	sk->buf = g_string_sized_new(256);
 	sk->nchain_slots = 1 << 12;
@@ -141,7 +150,6 @@ void stacks_free(struct stacks *sk)
 	g_array_free(sk->walk, TRUE);
 	fk_intern_free(sk->proc_ids);
 	g_array_free(sk->procs, TRUE);
-	g_array_free(sk->stacks, TRUE);
 	g_free(sk->slots);
 	g_array_free(sk->pool, TRUE);
 	g_array_free(sk->nids, TRUE);
@@ -285,7 +293,13 @@ static uint64_t hash_nids(uint32_t proc, const uint32_t *nids, uint32_t n)
 
 static struct stack *stack_at(struct stacks *sk, uint32_t id)
 {
-	return &g_array_index(sk->stacks, struct stack, id);
+	return (struct stack *)(void *)&g_array_index(sk->pool, struct block, id);
+}
+
+/* A stack's name ids. */
+static const uint32_t *nids_of(const struct stack *s)
+{
+	return (const uint32_t *)(const void *)(s + 1);
 }
 
 /* Puts id, of hash h, in the first free slot of n (a power of two) from h. */
@@ -305,7 +319,7 @@ static void stack_grow(struct stacks *sk)
 	g_free(sk->slots);
 	sk->slots = g_new0(uint64_t, n);
 	sk->nslots = n;
-	for (guint id = 0; id < sk->stacks->len; id++)
+	for (guint id = 0; id < sk->pool->len; id += BLOCKS(stack_at(sk, id)->n))
 		slot_put(sk->slots, n, stack_at(sk, id)->hash, id);
 }
 
@@ -317,13 +331,12 @@ static uint32_t stack_of(struct stacks *sk, uint32_t proc, const uint32_t *nids,
 {
 	uint64_t h = hash_nids(proc, nids, n);
 	size_t mask, i;
-	const uint32_t *pool;
-	struct stack s;
+	uint32_t id;
+	struct stack *s;
 
-	if ((sk->stacks->len + 1) * 2 > sk->nslots)
+	if ((sk->nstacks + 1) * 2 > sk->nslots)
 		stack_grow(sk);
 	mask = sk->nslots - 1;
-	pool = (const uint32_t *)(const void *)sk->pool->data;
 	/* the tag in the slot spares loading the stacks that differ */
 	for (i = h & mask; sk->slots[i]; i = (i + 1) & mask) {
 		const struct stack *t;
@@ -333,15 +346,19 @@ static uint32_t stack_of(struct stacks *sk, uint32_t proc, const uint32_t *nids,
 		t = stack_at(sk, SLOT_ID(sk->slots[i]));
 		/* (an empty stack's ids may be nowhere: no pointer to them) */
 		if (t->hash == h && t->proc == proc && t->n == n &&
-		    (!n || memcmp(pool + t->nids, nids, n * sizeof(*nids)) == 0))
+		    (!n || memcmp(nids_of(t), nids, n * sizeof(*nids)) == 0))
 			return SLOT_ID(sk->slots[i]);
 	}
 	sk->fresh = true;
-	s = (struct stack){ h, proc, n, sk->pool->len, UNCOUNTED };
-	g_array_append_vals(sk->pool, nids, n);
-	g_array_append_val(sk->stacks, s);
-	sk->slots[i] = SLOT_TAG(h) | sk->stacks->len;
-	return sk->stacks->len - 1;
+	id = sk->pool->len;
+	g_array_set_size(sk->pool, id + BLOCKS(n));
+	s = stack_at(sk, id);
+	*s = (struct stack){ UNCOUNTED, h, proc, n };
+	if (n)
+		memcpy(s + 1, nids, n * sizeof(*nids));
+	sk->nstacks++;
+	sk->slots[i] = SLOT_TAG(h) | (id + 1);
+	return id;
 }
 
 uint32_t stacks_chain(struct stacks *sk, const struct perf_dlfilter_sample *sample,
@@ -517,12 +534,6 @@ void stacks_add_at(struct stacks *sk, uint32_t slot, fk_count n)
 	bump(sk, slot, n);
 }
 
-/* A stack's name ids (an empty one's may be nowhere: NULL). */
-static const uint32_t *nids_of(const struct stacks *sk, const struct stack *s)
-{
-	return s->n ? &g_array_index(sk->pool, uint32_t, s->nids) : NULL;
-}
-
 /*
  * The folded text of a stack: collapser_stack_key()'s.  Without a
  * process name the root frame needs no separator, and must not start
@@ -531,7 +542,7 @@ static const uint32_t *nids_of(const struct stacks *sk, const struct stack *s)
 static size_t key_len(struct stacks *sk, const struct stack *s)
 {
 	const struct proc *p = &g_array_index(sk->procs, struct proc, s->proc);
-	const uint32_t *nids = nids_of(sk, s);
+	const uint32_t *nids = nids_of(s);
 	size_t len = p->name.len;
 
 	for (uint32_t k = 0; k < s->n; k++)
@@ -543,7 +554,7 @@ static size_t key_len(struct stacks *sk, const struct stack *s)
 static void key_write(struct stacks *sk, const struct stack *s, char *out)
 {
 	const struct proc *p = &g_array_index(sk->procs, struct proc, s->proc);
-	const uint32_t *nids = nids_of(sk, s);
+	const uint32_t *nids = nids_of(s);
 	char *o = out;
 	bool first = !p->name.len;
 
@@ -609,7 +620,7 @@ void stacks_flush(struct stacks *sk)
 {
 	if (!sk->texts)
 		sk->texts = g_ptr_array_new_with_free_func(g_aligned_free);
-	for (guint i = 0; i < sk->stacks->len; i++) {
+	for (guint i = 0; i < sk->pool->len; i += BLOCKS(stack_at(sk, i)->n)) {
 		struct stack *s = stack_at(sk, i);
 		size_t len;
 		char *text;
