@@ -217,10 +217,22 @@ awk -F '\t' 'FNR == NR { split($1, h, " "); s[h[2]] = s[h[2]] "\001" $2; next }
 	/^group / { next }
 	{ n = split(s[tid], seq, "\001"); p = pos[tid] + 1
 	  while (p <= n && seq[p] != $1) p++
-	  if (p > n) { print "thread " tid ": stack out of order or unknown: " substr($1, 1, 80); bad++ }
-	  pos[tid] = p; checked++ }
+	  if (p > n) {
+		# what the failure needs to be read by: where the thread was
+		# in its switches, how many it has, and whether the stack is
+		# one of them at all
+		# (seq[1] is empty: the switches are seq[2..n])
+		known = 0
+		for (q = 2; q <= n; q++) if (seq[q] == $1) { known = q - 1; break }
+		print "thread " tid ": wait " w[tid] + 1 " (after switch " (pos[tid] ? pos[tid] - 1 : 0) " of " n - 1 "): " \
+		      (known ? "out of order (it is switch " known ")" : "not among its switches") ": " substr($1, 1, 80)
+		print "  next switch: " (pos[tid] + 1 <= n ? substr(seq[pos[tid] + 1 + !pos[tid]], 1, 80) : "(none)")
+		bad++
+		p = pos[tid]	# later waits of the thread checked from here
+	  }
+	  pos[tid] = p; w[tid]++; checked++ }
 	END { if (!checked) { print "no waits"; exit 1 } exit bad > 0 }' "$T/swsamples" "$T/offdump" > "$T/order" &&
-	echo "ok offcpu: waits in the order their threads left the CPU" || fail "offcpu order: $(head -3 "$T/order")"
+	echo "ok offcpu: waits in the order their threads left the CPU" || fail "offcpu order: $(head -6 "$T/order")"
 
 # 3. options
 for bad in speedscope "speedscope=" "pprof="; do
