@@ -17,6 +17,12 @@ struct doc {
 	struct fk_intern *keys;
 	GArray *stacks;		/* uint32_t stack handle, by key index */
 	GHashTable *by_id;	/* the caller's stack id -> stack handle + 1 */
+	GArray *by_stack;	/* speedscope=FILE's: uint32_t stack handle + 1
+				 * (0: not seen), by the caller's stack number */
+	GHashTable *by_number;	/* a process's (split): the caller's stack
+				 * number + 1 -> stack handle + 1 (an array
+				 * per process would grow with every process's
+				 * stacks) */
 	int pid;		/* split: the process; its name is the main thread's */
 	char *comm;
 };
@@ -69,6 +75,7 @@ struct exports {
 	GString *chain_key;
 	GArray *lines;			/* struct pprof_line */
 	GString *tmp, *names;
+	GString *key;			/* exports_sample_stack()'s */
 };
 
 static struct doc *doc_new(const char *name, int pid, const char *comm)
@@ -79,6 +86,8 @@ static struct doc *doc_new(const char *name, int pid, const char *comm)
 	d->keys = fk_intern_new();
 	d->stacks = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	d->by_id = g_hash_table_new(g_direct_hash, g_direct_equal);
+	d->by_stack = g_array_new(FALSE, TRUE, sizeof(uint32_t));
+	d->by_number = g_hash_table_new(g_direct_hash, g_direct_equal);
 	d->pid = pid;
 	d->comm = g_strdup(comm);
 	return d;
@@ -94,6 +103,8 @@ static void doc_free(gpointer p)
 	fk_intern_free(d->keys);
 	g_array_free(d->stacks, TRUE);
 	g_hash_table_destroy(d->by_id);
+	g_array_free(d->by_stack, TRUE);
+	g_hash_table_destroy(d->by_number);
 	g_free(d->comm);
 	g_free(d);
 }
@@ -139,6 +150,7 @@ struct exports *exports_new(const struct export_opts *o)
 	x->lines = g_array_new(FALSE, FALSE, sizeof(struct pprof_line));
 	x->tmp = g_string_new(NULL);
 	x->names = g_string_new(NULL);
+	x->key = g_string_new(NULL);
 	return x;
 }
 
@@ -167,6 +179,7 @@ void exports_free(struct exports *x)
 	g_array_free(x->lines, TRUE);
 	g_string_free(x->tmp, TRUE);
 	g_string_free(x->names, TRUE);
+	g_string_free(x->key, TRUE);
 	g_free(x);
 }
 
@@ -488,20 +501,78 @@ static void pprof_count(struct exports *x, uint32_t chain, const struct thread *
 		g_array_index(x->pair_weights, fk_count, i) += weight;
 }
 
+/* The thread of a sample, the units set by the first. */
+static struct thread *sample_thread(struct exports *x, const struct perf_dlfilter_sample *ds,
+				    const struct perf_event_attr *attr, const char *comm)
+{
+	if (!x->typed)
+		set_units(x, attr, ds->event);
+	return get_thread(x, ds->pid, ds->tid, comm);
+}
+
+/* The speedscope document of output k (0: speedscope=, 1: split's), or NULL. */
+static struct doc *sample_doc(struct exports *x, int k, const struct perf_dlfilter_sample *ds,
+			      const char *comm)
+{
+	return k == 0 ? x->all : x->procs ? proc_doc(x, ds->pid, ds->tid, comm) : NULL;
+}
+
+bool exports_keys_only(const struct exports *x)
+{
+	return !x->o.pprof && !x->o.context;
+}
+
+void exports_sample_stack(struct exports *x, const struct perf_dlfilter_sample *ds,
+			  const struct perf_event_attr *attr, const char *comm, uint32_t stack,
+			  exports_key_fn *key_of, void *data, fk_count weight)
+{
+	struct thread *t = sample_thread(x, ds, attr, comm);
+	bool keyed = false;
+
+	g_assert(exports_keys_only(x));
+	for (int k = 0; k < 2; k++) {
+		struct doc *d = sample_doc(x, k, ds, comm);
+		struct ss_profile *p;
+		uint32_t h;
+
+		if (!d)
+			continue;
+		p = thread_profile(x, t, d, k);
+		if (k == 0) {
+			if (stack >= d->by_stack->len)
+				g_array_set_size(d->by_stack, stack + 1);
+			h = g_array_index(d->by_stack, uint32_t, stack);
+		} else {
+			h = GPOINTER_TO_UINT(g_hash_table_lookup(d->by_number,
+								 GUINT_TO_POINTER(stack + 1)));
+		}
+		if (!h) {
+			if (!keyed)
+				key_of(data, stack, x->key);
+			keyed = true;
+			h = doc_stack(x, d, NULL, x->key->str, x->key->len,
+				      process_frame_len(x, comm, ds)) + 1;
+			if (k == 0)
+				g_array_index(d->by_stack, uint32_t, stack) = h;
+			else
+				g_hash_table_insert(d->by_number, GUINT_TO_POINTER(stack + 1),
+						    GUINT_TO_POINTER(h));
+		}
+		t->pend[k] = ss_profile_add_stack(p, h - 1, weight);
+	}
+	t->pending = x->o.offcpu;
+}
+
 void exports_sample(struct exports *x, const struct perf_dlfilter_sample *ds,
 		    const struct perf_event_attr *attr, const char *comm,
 		    const void *id, const char *key, size_t len,
 		    const struct perf_frame *frames, size_t n, fk_count weight)
 {
-	struct thread *t;
-	size_t root;
+	struct thread *t = sample_thread(x, ds, attr, comm);
+	size_t root = process_frame_len(x, comm, ds);
 
-	if (!x->typed)
-		set_units(x, attr, ds->event);
-	t = get_thread(x, ds->pid, ds->tid, comm);
-	root = process_frame_len(x, comm, ds);
 	for (int k = 0; k < 2; k++) {
-		struct doc *d = k == 0 ? x->all : x->procs ? proc_doc(x, ds->pid, ds->tid, comm) : NULL;
+		struct doc *d = sample_doc(x, k, ds, comm);
 		struct ss_profile *p;
 
 		if (!d)

@@ -74,6 +74,26 @@ void exports_sample(struct exports *x, const struct perf_dlfilter_sample *ds,
 		    const void *id, const char *key, size_t len,
 		    const struct perf_frame *frames, size_t n, fk_count weight);
 
+/*
+ * Whether the exports need of a sample only its folded key: speedscope
+ * without inline context, no pprof (which needs each frame's address).
+ */
+bool exports_keys_only(const struct exports *x);
+
+/* Puts the folded text of the caller's stack number stack into key. */
+typedef void exports_key_fn(void *data, uint32_t stack, GString *key);
+
+/*
+ * exports_sample() when exports_keys_only(), for a sample whose folded
+ * key is the caller's stack number stack (the same for every sample with
+ * this key, different for every other key, small: an array by number
+ * grows with the distinct stacks, see stacks_key()); key_of(data, stack,
+ * key) gives the key, called only for a stack new to an output.
+ */
+void exports_sample_stack(struct exports *x, const struct perf_dlfilter_sample *ds,
+			  const struct perf_event_attr *attr, const char *comm, uint32_t stack,
+			  exports_key_fn *key_of, void *data, fk_count weight);
+
 /* The wait thread tid began at since lasted ns (see offcpu_on_credit()). */
 void exports_credit(void *x, int tid, uint64_t since, uint64_t ns);
 

@@ -38,8 +38,10 @@ struct state {
 	struct opts o;
 	struct collapse_opts co;
 	struct frame_cache *frames;
-	struct stacks *sk;	/* the folded stacks, without exports or an
-				 * inliner (NULL: folded by the collapsers) */
+	struct stacks *sk;	/* the folded stacks, without an inliner, and
+				 * with exports only when exports_keys_only()
+				 * and on-CPU (NULL: folded by the collapsers) */
+	uint32_t ex_proc;	/* the process of the sample being exported */
 	/* the process ids (stacks_proc()) of the last few samples' threads */
 	struct proc_memo {
 		struct profile *pr;
@@ -391,9 +393,11 @@ int start(void **data, void *ctx)
 		.context = st->o.context, .offcpu = st->o.offcpu, .names = &st->co.names,
 		.inliner = st->inliner, .frames = st->frames,
 	});
-	if (!st->inliner && !st->ex) {
+	/* off-CPU exports stay with the collapsers (their waits' keys) */
+	if (!st->inliner && (!st->ex || (exports_keys_only(st->ex) && !st->o.offcpu))) {
 		/* stacks.h names the frames: the only user of the cache's
-		 * frames but frame_cache_ip(), which keeps none */
+		 * frames but frame_cache_ip(), which keeps none (the exports
+		 * here need only the keys) */
 		frame_cache_set_lean(st->frames);
 		st->sk = stacks_new(&st->co.names, st->frames, st->o.max_stack);
 	}
@@ -652,6 +656,14 @@ static uint32_t proc_of(struct state *st, struct profile *pr,
 	return m->proc;
 }
 
+/* The folded text of a stack of the sample being exported (exports_key_fn). */
+static void export_key(void *data, uint32_t stack, GString *key)
+{
+	struct state *st = data;
+
+	stacks_key(st->sk, st->ex_proc, stack, key);
+}
+
 /* A counted wait, to its stack (offcpu_switch_out_id()). */
 static void add_wait(void *sk, uint64_t id, fk_count weight)
 {
@@ -763,8 +775,14 @@ static int fold(struct state *st, const struct perf_dlfilter_sample *ds, void *c
 		 * tracepoints (see fill_sample()) */
 		uint32_t proc = proc_of(st, pr, ds, comm);
 
+		uint32_t stack;
+
 		n = fk_count_from_u64(!attr || attr->type != PERF_TYPE_TRACEPOINT ? ds->period : 1);
-		stacks_sample(st->sk, ds, ctx, proc, n);
+		stack = stacks_sample(st->sk, ds, ctx, proc, n);
+		if (st->ex) {
+			st->ex_proc = proc;
+			exports_sample_stack(st->ex, ds, attr, comm, stack, export_key, st, n);
+		}
 		pr->samples++;
 		return 1;
 	}

@@ -517,10 +517,10 @@ static uint32_t sample_count(struct stacks *sk, const struct perf_dlfilter_sampl
 	return id;
 }
 
-void stacks_sample(struct stacks *sk, const struct perf_dlfilter_sample *sample, void *ctx,
-		   uint32_t proc, fk_count n)
+uint32_t stacks_sample(struct stacks *sk, const struct perf_dlfilter_sample *sample, void *ctx,
+		       uint32_t proc, fk_count n)
 {
-	sample_count(sk, sample, ctx, proc, n);
+	return sample_count(sk, sample, ctx, proc, n);
 }
 
 uint32_t stacks_slot(struct stacks *sk, const struct perf_dlfilter_sample *sample, void *ctx,

@@ -81,10 +81,10 @@ void stacks_add(struct stacks *sk, uint32_t proc, uint32_t stack, fk_count n);
  * chain counted before in the same space and process costs one lookup,
  * and one comparison when it repeats the one counted before on the
  * sample's CPU (when its stack is sure to be the same: every frame
- * cached).
+ * cached).  Returns the stack (as stacks_chain()).
  */
-void stacks_sample(struct stacks *sk, const struct perf_dlfilter_sample *sample, void *ctx,
-		   uint32_t proc, fk_count n);
+uint32_t stacks_sample(struct stacks *sk, const struct perf_dlfilter_sample *sample, void *ctx,
+		       uint32_t proc, fk_count n);
 
 /*
  * The count of a sample's chain for process proc, found as stacks_sample()
@@ -103,7 +103,12 @@ void stacks_add_at(struct stacks *sk, uint32_t slot, fk_count n);
  */
 void stacks_flush(struct stacks *sk);
 
-/* The folded text of a stack of proc into key (replacing what it held). */
+/*
+ * The folded text of a stack of proc into key (replacing what it held).
+ * Stacks are numbered from 0 upwards, with gaps (the numbers are below
+ * the memory the stacks take, in 16-byte units): an array by stack
+ * number grows with the distinct stacks.
+ */
 void stacks_key(struct stacks *sk, uint32_t proc, uint32_t stack, GString *key);
 
 #endif

@@ -125,6 +125,20 @@ else
 	fail "speedscope's view of speedscope=FILE is not the recording's samples"
 	diff -u "$T/want" "$T/got" | head -20 | cut -c1-200 >&2
 fi
+# speedscope= alone (the folded stacks' route, stacks.h) writes what it
+# writes beside pprof= (the collapsers' route, every frame's address)
+mkdir -p "$T/direct" "$T/dsplit"
+plugin "$T/cpu.data" tid "speedscope=$T/direct/cpu.json" > "$T/direct.folded" 2> "$T/err" ||
+	fail "plugin speedscope= failed: $(head -3 "$T/err")"
+cmp -s "$T/plain.folded" "$T/direct.folded" || fail "speedscope= alone changed the folded output"
+plugin "$T/cpu.data" "split=$T/dsplit" speedscope > /dev/null 2> "$T/err" ||
+	fail "plugin split= speedscope (no pprof=) failed: $(head -3 "$T/err")"
+[ "$(ls "$T/split")" = "$(ls "$T/dsplit")" ] || fail "split: other files without pprof=: $(ls "$T/dsplit" | tr '\n' ' ')"
+for f in "$T/direct/cpu.json" "$T"/dsplit/*; do
+	case $f in "$T/direct/"*) want=$T/${f#"$T/direct/"} ;; *) want=$T/split/${f#"$T/dsplit/"} ;; esac
+	cmp -s "$want" "$f" || fail "$(basename "$f") without pprof= differs from the one with it"
+done
+[ $FAILED = 0 ] && echo "ok speedscope= alone writes the same files as beside pprof= ($(ls "$T/dsplit" | wc -l) split files)"
 # the per-process files hold the same threads
 for f in "$T"/split/*.speedscope.json; do got "$(basename "$f")" | grep -v '^group '; done |
 	awk '/^profile / { p = $0; print; next } { print p "\t" $0 }' | sort > "$T/got.split"
