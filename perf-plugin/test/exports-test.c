@@ -2,7 +2,9 @@
  * exports-test - unit tests of the plugin's speedscope output without
  * perf: ":FILE:LINE" split off names, and off-CPU waits placed when they
  * began, weighed when counted, dropped when never counted, in threads
- * that rename themselves.  Built and run by test/scripts/plugin-unit.sh.
+ * that rename themselves; samples given by stack number ask for each
+ * stack's key once and write what samples given by key write.  Built and
+ * run by test/scripts/plugin-unit.sh.
  */
 #include "../exports.c"
 #include "../frames.c"
@@ -31,6 +33,48 @@ static void sample(struct exports *x, int pid, int tid, const char *comm,
 					   .event = "sched:sched_switch" };
 
 	exports_sample(x, &ds, NULL, comm, NULL, key, strlen(key), NULL, 0, fk_count_from_u64(weight));
+}
+
+/* exports_key_fn: the key of stack number n, counting the calls */
+static const char *const by_number[] = { "app;main;a", "app;main;b" };
+static unsigned key_calls;
+
+static void key_of(void *data, uint32_t stack, GString *key)
+{
+	(void)data;
+	key_calls++;
+	g_string_assign(key, by_number[stack == 1000]);
+}
+
+/* The speedscope file of one thread's samples, by stack number or by key. */
+static char *by_stack(const char *dir, bool numbered)
+{
+	static const uint32_t stacks[] = { 1000, 7, 1000, 1000, 7 };
+	char *path = g_build_filename(dir, "cpu.json", NULL), *json = NULL;
+	struct frame_name_opts names = { 0 };
+	struct export_opts o = { .speedscope = path, .names = &names };
+	struct exports *x = exports_new(&o);
+	struct perf_dlfilter_sample ds = { .pid = 10, .tid = 11, .event = "cpu-clock" };
+	size_t nfiles;
+	GError *err = NULL;
+
+	CHECK(exports_keys_only(x));
+	for (size_t i = 0; i < G_N_ELEMENTS(stacks); i++) {
+		const char *key = by_number[stacks[i] == 1000];
+
+		if (numbered)
+			exports_sample_stack(x, &ds, NULL, "app", stacks[i], key_of, NULL,
+					     fk_count_from_u64(i + 1));
+		else
+			exports_sample(x, &ds, NULL, "app", NULL, key, strlen(key), NULL, 0,
+				       fk_count_from_u64(i + 1));
+	}
+	CHECK(exports_write(x, NULL, NULL, NULL, &nfiles, &err) == 0);
+	exports_free(x);
+	CHECK(g_file_get_contents(path, &json, NULL, NULL));
+	unlink(path);
+	g_free(path);
+	return json;
 }
 
 int main(void)
@@ -78,6 +122,18 @@ int main(void)
 	}
 	g_free(json);
 	unlink(path);
+	{
+		char *want = by_stack(dir, false), *got = by_stack(dir, true);
+
+		CHECK(key_calls == 2);	/* once per stack */
+		CHECK(want && got && strcmp(want, got) == 0);
+		/* a stack's samples in a row are one, weighed together */
+		CHECK(want && strstr(want, "\"weights\":[1,2,7,5]"));
+		if (check_failures && want)
+			fputs(want, stderr);
+		g_free(want);
+		g_free(got);
+	}
 	rmdir(dir);
 	g_free(path);
 	g_free(dir);
