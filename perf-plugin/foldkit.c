@@ -773,9 +773,7 @@ static int fold(struct state *st, const struct perf_dlfilter_sample *ds, void *c
 	if (st->sk && (!attr || (attr->sample_type & PERF_SAMPLE_CALLCHAIN))) {
 		/* perf script prints the period of every kind of event but
 		 * tracepoints (see fill_sample()) */
-		uint32_t proc = proc_of(st, pr, ds, comm);
-
-		uint32_t stack;
+		uint32_t proc = proc_of(st, pr, ds, comm), stack;
 
 		n = fk_count_from_u64(!attr || attr->type != PERF_TYPE_TRACEPOINT ? ds->period : 1);
 		stack = stacks_sample(st->sk, ds, ctx, proc, n);

@@ -262,15 +262,20 @@ static uint32_t frame_nid(struct stacks *sk, void *ctx, uint64_t space, uint64_t
 	return nid;
 }
 
+/* One word more into hash h (hash_ips(), hash_nids()). */
+static inline uint64_t hash_step(uint64_t h, uint64_t w)
+{
+	h = (h ^ w) * 0xbf58476d1ce4e5b9ULL;
+	return h ^ h >> 31;
+}
+
 /* A hash of n raw entries, from a seed (what else tells them apart). */
 static uint64_t hash_ips(uint64_t seed, const uint64_t *ips, uint32_t n)
 {
 	uint64_t h = (seed ^ n) * 0x9e3779b97f4a7c15ULL;
 
-	for (uint32_t i = 0; i < n; i++) {
-		h = (h ^ ips[i]) * 0xbf58476d1ce4e5b9ULL;
-		h ^= h >> 31;
-	}
+	for (uint32_t i = 0; i < n; i++)
+		h = hash_step(h, ips[i]);
 	return h ^ h >> 29;
 }
 
@@ -280,14 +285,10 @@ static uint64_t hash_nids(uint32_t proc, const uint32_t *nids, uint32_t n)
 	uint64_t h = ((uint64_t)proc << 32 ^ n) * 0x9e3779b97f4a7c15ULL;
 	uint32_t i = 0;
 
-	for (; i + 1 < n; i += 2) {
-		h = (h ^ ((uint64_t)nids[i] << 32 | nids[i + 1])) * 0xbf58476d1ce4e5b9ULL;
-		h ^= h >> 31;
-	}
-	if (i < n) {
-		h = (h ^ nids[i]) * 0xbf58476d1ce4e5b9ULL;
-		h ^= h >> 31;
-	}
+	for (; i + 1 < n; i += 2)
+		h = hash_step(h, (uint64_t)nids[i] << 32 | nids[i + 1]);
+	if (i < n)
+		h = hash_step(h, nids[i]);
 	return h ^ h >> 29;
 }
 
