@@ -117,10 +117,7 @@ int tool_read_inputs(char **paths, int n, tool_input_fn fn, void *data);
 static inline void tool_table_add(struct fold_table *t, const struct folded_line *fl,
 				  bool stable, const char *s, size_t n)
 {
-	if (stable && s == fl->stack)
-		fold_table_add2_ref(t, s, n, fl->count[0], fl->count[1]);
-	else
-		fold_table_add2(t, s, n, fl->count[0], fl->count[1]);
+	fold_table_add2_soon(t, s, n, fl->count[0], fl->count[1], stable && s == fl->stack);
 }
 
 /*

@@ -48,6 +48,25 @@ struct fold_table {
 	struct fold_entry *newest;	/* the entry made last */
 	GArray *runs;		/* size_t: where insertion order descends */
 	bool unsorted;		/* too many such places to keep */
+	struct pending *pend;	/* additions queued by fold_table_add2_soon() */
+	char *pend_keys;	/* PENDING copies of PENDING_KEY bytes */
+	unsigned pend_head, pend_n;
+};
+
+/*
+ * A queued addition: its slot was prefetched when it was queued and is
+ * probed PENDING - 1 additions later, by when it is in the cache.
+ */
+#define PENDING 8
+#define STAGE_ENTRY 3
+#define STAGE_STACK 6
+#define PENDING_KEY 256
+struct pending {
+	const char *stack;
+	size_t len;
+	uint64_t h;
+	fk_count c0, c1;
+	bool copy;
 };
 
 static inline uint64_t load64(const unsigned char *p)
@@ -185,6 +204,8 @@ void fold_table_free(struct fold_table *t)
 	if (!t)
 		return;
 	free(t->slots);
+	g_free(t->pend);
+	g_free(t->pend_keys);
 	g_ptr_array_free(t->blocks, TRUE);
 	g_ptr_array_free(t->chunks, TRUE);
 	g_array_free(t->runs, TRUE);
@@ -288,7 +309,9 @@ static struct slot *lookup(const struct fold_table *t, uint64_t h,
 }
 
 /* Merging runs beats sorting while they are this long on average. */
+#ifndef MERGE_MIN_RUN
 #define MERGE_MIN_RUN 16
+#endif
 
 /*
  * Notes where a new entry breaks the ascending order of
@@ -312,22 +335,13 @@ static void note_order(struct fold_table *t, const struct fold_entry *e)
 	g_array_append_val(t->runs, t->n);	/* e's index: t->n counts the others */
 }
 
-static struct fold_entry *add(struct fold_table *t, const char *stack,
-			      size_t len, fk_count c0, fk_count c1, bool copy)
+static struct fold_entry *add_hashed(struct fold_table *t, uint64_t h,
+				     const char *stack, size_t len, fk_count c0,
+				     fk_count c1, bool copy)
 {
-	uint64_t h;
-	struct slot *s;
-	struct fold_entry *e = t->last;
+	struct slot *s = lookup(t, h, stack, len);
+	struct fold_entry *e;
 
-	/*
-	 * Sorted input that a filter changes (kfold folding kernel frames,
-	 * fgrep-stacks removing them) makes the same stack of lines in a
-	 * row: the entry added to last needs no hash and no probe.
-	 */
-	if (e && e->len == len && memcmp(e->stack, stack, len) == 0)
-		goto found;
-	h = fk_hash_bytes(stack, len);
-	s = lookup(t, h, stack, len);
 	e = s->e;
 	if (!e) {
 		if (t->block_used == t->block_end) {
@@ -347,12 +361,117 @@ static struct fold_entry *add(struct fold_table *t, const char *stack,
 			grow(t);
 	}
 	t->last = e;
-found:
 	e->count[0] += c0;
 	e->count[1] += c1;
 	t->total[0] += c0;
 	t->total[1] += c1;
 	return e;
+}
+
+static inline void bump(struct fold_table *t, struct fold_entry *e,
+			fk_count c0, fk_count c1)
+{
+	e->count[0] += c0;
+	e->count[1] += c1;
+	t->total[0] += c0;
+	t->total[1] += c1;
+}
+
+static struct fold_entry *add(struct fold_table *t, const char *stack,
+			      size_t len, fk_count c0, fk_count c1, bool copy)
+{
+	struct fold_entry *e = t->last;
+
+	if (t->pend_n)
+		fold_table_settle(t);
+	/*
+	 * Sorted input that a filter changes (kfold folding kernel frames,
+	 * fgrep-stacks removing them) makes the same stack of lines in a
+	 * row: the entry added to last needs no hash and no probe.
+	 */
+	if (e && e->len == len && memcmp(e->stack, stack, len) == 0) {
+		bump(t, e, c0, c1);
+		return e;
+	}
+	return add_hashed(t, fk_hash_bytes(stack, len), stack, len, c0, c1, copy);
+}
+
+/* Makes the oldest queued addition. */
+static void add_oldest(struct fold_table *t)
+{
+	struct pending *p = &t->pend[t->pend_head];
+
+	add_hashed(t, p->h, p->stack, p->len, p->c0, p->c1, p->copy);
+	t->pend_head = (t->pend_head + 1) % PENDING;
+	t->pend_n--;
+}
+
+void fold_table_settle(struct fold_table *t)
+{
+	while (t->pend_n)
+		add_oldest(t);
+}
+
+void fold_table_add2_soon(struct fold_table *t, const char *stack, size_t len,
+			  fk_count c0, fk_count c1, bool ref)
+{
+	struct pending *p;
+	unsigned i;
+
+	if (t->pend_n) {	/* the same stack as the newest queued one */
+		p = &t->pend[(t->pend_head + t->pend_n - 1) % PENDING];
+		if (p->len == len && memcmp(p->stack, stack, len) == 0) {
+			p->c0 += c0;
+			p->c1 += c1;
+			return;
+		}
+	} else if (t->last && t->last->len == len &&
+		   memcmp(t->last->stack, stack, len) == 0) {
+		bump(t, t->last, c0, c1);
+		return;
+	}
+	if (!ref && len > PENDING_KEY) {	/* too long to queue a copy */
+		add(t, stack, len, c0, c1, true);
+		return;
+	}
+	if (!t->pend) {
+		t->pend = g_new(struct pending, PENDING);
+		t->pend_keys = g_malloc((size_t)PENDING * PENDING_KEY);
+	}
+	if (t->pend_n == PENDING)
+		add_oldest(t);
+	i = (t->pend_head + t->pend_n++) % PENDING;
+	p = &t->pend[i];
+	if (!ref) {
+		char *k = t->pend_keys + (size_t)i * PENDING_KEY;
+
+		memcpy(k, stack, len);
+		stack = k;
+	}
+	*p = (struct pending){ .stack = stack, .len = len, .c0 = c0, .c1 = c1, .copy = !ref,
+			       .h = fk_hash_bytes(stack, len) };
+	__builtin_prefetch(&t->slots[p->h & t->mask]);
+	/*
+	 * A found stack costs two more misses, one after the other: its
+	 * entry, then its bytes.  The additions queued before this one are
+	 * stages further on: their slots (or entries) are in the cache now.
+	 */
+	if (t->pend_n > STAGE_ENTRY) {
+		const struct slot *sl;
+
+		p = &t->pend[(i + PENDING - STAGE_ENTRY) % PENDING];
+		sl = &t->slots[p->h & t->mask];
+		if (sl->hash == p->h)
+			__builtin_prefetch(sl->e);
+	}
+	if (t->pend_n > STAGE_STACK) {
+		const struct slot *sl;
+
+		p = &t->pend[(i + PENDING - STAGE_STACK) % PENDING];
+		sl = &t->slots[p->h & t->mask];
+		if (sl->hash == p->h)
+			__builtin_prefetch(sl->e->stack);
+	}
 }
 
 struct fold_entry *fold_table_add2(struct fold_table *t, const char *stack,
@@ -376,25 +495,39 @@ void fold_table_bump(struct fold_table *t, struct fold_entry *e, fk_count c0,
 	t->total[1] += c1;
 }
 
+/*
+ * Queued additions are made before the table is read: they are part of
+ * its state, which the reading functions take as const.
+ */
+static inline void settled(const struct fold_table *t)
+{
+	if (t->pend_n)
+		fold_table_settle((struct fold_table *)t);
+}
+
 struct fold_entry *fold_table_find(const struct fold_table *t,
 				   const char *stack, size_t len)
 {
+	settled(t);
 	return lookup(t, fk_hash_bytes(stack, len), stack, len)->e;
 }
 
 size_t fold_table_size(const struct fold_table *t)
 {
+	settled(t);
 	return t->n;
 }
 
 fk_count fold_table_total(const struct fold_table *t, int col)
 {
+	settled(t);
 	return t->total[col ? 1 : 0];
 }
 
 void fold_table_foreach(const struct fold_table *t,
 			void (*fn)(struct fold_entry *e, void *data), void *data)
 {
+	settled(t);
 	for (guint b = 0; b < t->blocks->len; b++) {
 		struct fold_entry *blk = g_ptr_array_index(t->blocks, b);
 		size_t used = b + 1 == t->blocks->len ? t->block_used : block_cap(b);
@@ -526,8 +659,12 @@ static void merge_all(struct fold_entry **v, size_t n, const size_t *run, size_t
 
 struct fold_entry **fold_table_sorted(const struct fold_table *t, size_t *n)
 {
-	struct fold_entry **v = g_new(struct fold_entry *, t->n + 1), **p = v;
-	size_t nrun = t->runs->len + 1;
+	struct fold_entry **v, **p;
+	size_t nrun;
+
+	settled(t);
+	v = p = g_new(struct fold_entry *, t->n + 1);
+	nrun = t->runs->len + 1;
 
 	fold_table_foreach(t, collect, &p);
 	*p = NULL;

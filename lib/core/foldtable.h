@@ -28,6 +28,7 @@
 #include "core/count.h"
 
 #include <glib.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -69,6 +70,23 @@ static inline struct fold_entry *fold_table_add(struct fold_table *t,
 {
 	return fold_table_add2(t, stack, len, c, 0);
 }
+
+/*
+ * fold_table_add2() (or, with ref, fold_table_add2_ref()) made a few
+ * additions later: the stack is hashed and its slot fetched into the cache
+ * now, and probed while the caller reads its next lines, so that the
+ * lookups of a table larger than the cache overlap instead of waiting one
+ * by one.  Additions are made in the order queued; every function that
+ * reads the table (fold_table_find(), _size(), _total(), _sorted(),
+ * _foreach(), _write()) makes them first, and so does fold_table_add2().
+ * Without ref the bytes are copied at once; with ref they must stay valid
+ * until fold_table_free(), as for fold_table_add2_ref().
+ */
+void fold_table_add2_soon(struct fold_table *t, const char *stack, size_t len,
+			  fk_count c0, fk_count c1, bool ref);
+
+/* Makes every queued addition now. */
+void fold_table_settle(struct fold_table *t);
 
 /* Adds to an entry returned by fold_table_add2() (keeps the totals right). */
 void fold_table_bump(struct fold_table *t, struct fold_entry *e, fk_count c0,

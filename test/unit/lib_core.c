@@ -269,6 +269,83 @@ static void free_gstring(gpointer p)
 	g_string_free(p, TRUE);
 }
 
+static void list_entry(struct fold_entry *e, void *data)
+{
+	g_ptr_array_add(data, e);
+}
+
+/*
+ * fold_table_add2_soon() against fold_table_add2() / _add2_ref() on the
+ * same additions: stacks repeated in a row (the shortcut), found and new,
+ * longer than a queued copy holds, copied from a buffer that is
+ * overwritten at once or kept by reference, with reads in between (which
+ * make the queued additions first).  The two tables must hold the same
+ * entries, in the same insertion order, with the same counts and totals.
+ */
+static void test_table_soon(void)
+{
+	GRand *rnd = g_rand_new_with_seed(23);
+	static const char alphabet[] = { 'a', 'b', ';', '_' };
+
+	for (int round = 0; round < 30; round++) {
+		struct fold_table *now = fold_table_new(), *soon = fold_table_new();
+		GPtrArray *keys = g_ptr_array_new_with_free_func(free_gstring);
+		GPtrArray *a = g_ptr_array_new(), *b = g_ptr_array_new();
+		int nkeys = g_rand_int_range(rnd, 1, round < 20 ? 50 : 5000);
+		int nadd = g_rand_int_range(rnd, 1, 4 * nkeys + 2);
+		size_t same = 0;
+		char scratch[2048];
+
+		for (int i = 0; i < nkeys; i++) {
+			GString *key = random_key(rnd, alphabet, (int)sizeof(alphabet),
+						  g_rand_int_range(rnd, 0, 70));
+
+			if (g_rand_int_range(rnd, 0, 10) == 0)	/* past a queued copy's room */
+				while (key->len < 600)
+					g_string_append(key, ";long_frame");
+			g_ptr_array_add(keys, key);
+		}
+		for (int i = 0, k = 0; i < nadd; i++) {
+			GString *key;
+			fk_count c0 = fk_count_from_u64((uint64_t)g_rand_int_range(rnd, 1, 1000));
+			fk_count c1 = g_rand_int_range(rnd, 0, 3);
+			bool ref = g_rand_boolean(rnd);
+
+			if (g_rand_int_range(rnd, 0, 3))	/* else the same again */
+				k = g_rand_int_range(rnd, 0, nkeys);
+			key = g_ptr_array_index(keys, k);
+			if (ref)
+				fold_table_add2_ref(now, key->str, key->len, c0, c1);
+			else
+				fold_table_add2(now, key->str, key->len, c0, c1);
+			memcpy(scratch, key->str, key->len);
+			fold_table_add2_soon(soon, ref ? key->str : scratch, key->len, c0, c1, ref);
+			memset(scratch, 'x', key->len);
+			if (g_rand_int_range(rnd, 0, 500) == 0)
+				CHECK(fold_table_size(soon) == fold_table_size(now));
+		}
+		fold_table_foreach(now, list_entry, a);
+		fold_table_foreach(soon, list_entry, b);
+		CHECK(a->len == b->len);
+		for (guint i = 0; i < a->len && i < b->len; i++) {
+			const struct fold_entry *x = g_ptr_array_index(a, i), *y = g_ptr_array_index(b, i);
+
+			same += x->len == y->len && memcmp(x->stack, y->stack, x->len) == 0 &&
+				x->count[0] == y->count[0] && x->count[1] == y->count[1];
+		}
+		CHECK(same == a->len);
+		CHECK(fold_table_total(soon, 0) == fold_table_total(now, 0));
+		CHECK(fold_table_total(soon, 1) == fold_table_total(now, 1));
+		g_ptr_array_free(a, TRUE);
+		g_ptr_array_free(b, TRUE);
+		g_ptr_array_free(keys, TRUE);
+		fold_table_free(now);
+		fold_table_free(soon);
+	}
+	g_rand_free(rnd);
+}
+
+
 /*
  * fold_table_sorted() on tables filled in sorted runs, as when sorted
  * files are put together (it merges the runs rather than sorting):
@@ -496,6 +573,7 @@ int main(void)
 	test_table();
 	test_table_sort_random();
 	test_table_sort_runs();
+	test_table_soon();
 	test_stack_sort_lcp();
 	test_reader();
 	test_strmap();
