@@ -142,8 +142,10 @@ int main(int argc, char **argv)
 	}
 	report_skips(skips);
 	skip_log_free(skips);
-	fold_table_free(run.t);
-	g_ptr_array_free(inputs, TRUE);
+	if (tool_frees_at_exit()) {
+		fold_table_free(run.t);
+		g_ptr_array_free(inputs, TRUE);
+	}
 	stack_filter_free(f);
 	g_strfreev(opts.exclude);
 	return tool_finish(status);

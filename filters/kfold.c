@@ -122,8 +122,10 @@ int main(int argc, char **argv)
 	}
 	tool_report_skips(skips, opts.verbose);
 	skip_log_free(skips);
-	fold_table_free(run.t);
-	g_ptr_array_free(inputs, TRUE);
+	if (tool_frees_at_exit()) {
+		fold_table_free(run.t);
+		g_ptr_array_free(inputs, TRUE);
+	}
 	kfolder_free(k);
 	for (guint i = 0; i < opts.rules->len; i++) {
 		g_free((char *)g_array_index(opts.rules, struct kfold_rule, i).regex);
