@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct kfolder *k;
 	struct folded_reader *fr;
 	struct folded_line fl;
-	struct fold_table *t, *t2;
+	struct fold_table *t, *t2, *ts;
 	struct skip_log *skips;
 	GError *err = NULL;
 	const char *nl, *rest;
@@ -78,6 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 
 	t = fold_table_new();
+	ts = fold_table_new();	/* the same additions, queued (kfold's own path) */
 	skips = skip_log_new();
 	fr = folded_reader_open(fuzz_file(rest, restlen), skips, &err);
 	FUZZ_CHECK(fr && !err, "cannot open the memfd");
@@ -102,6 +103,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			s = kfolder_apply(k, fl.stack, fl.len, &n);
 		}
 		fold_table_add2(t, s, n, fl.count[0], fl.count[1]);
+		fold_table_add2_soon(ts, s, n, fl.count[0], fl.count[1], false);
 		if (in0 > FK_COUNT_ONE * (fk_count)UINT64_MAX * 4 ||
 		    in1 > FK_COUNT_ONE * (fk_count)UINT64_MAX * 4)
 			overflow = true;
@@ -121,6 +123,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* the output is what the next filter reads: it must read back whole */
 	size_t nst;
 	struct fold_entry **v = fold_table_sorted(t, &nst);
+
+	FUZZ_CHECK(fold_table_size(ts) == nst, "%zu stacks queued, %zu added",
+		   fold_table_size(ts), nst);
+	for (size_t i = 0; i < nst; i++) {
+		const struct fold_entry *q = fold_table_find(ts, v[i]->stack, v[i]->len);
+
+		FUZZ_CHECK(q && q->count[0] == v[i]->count[0] && q->count[1] == v[i]->count[1],
+			   "'%.*s': the queued addition's counts differ", (int)v[i]->len, v[i]->stack);
+	}
+	fold_table_free(ts);
 	bool readable = !overflow;
 	for (size_t i = 0; i < nst; i++)
 		if (v[i]->count[0] > (fk_count)UINT64_MAX * FK_COUNT_ONE ||
