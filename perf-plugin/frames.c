@@ -1,5 +1,6 @@
 #include "frames.h"
 
+#include "bigmem.h"
 #include "core/strmap.h"
 
 #include <glib.h>
@@ -114,7 +115,7 @@ struct frame_cache *frame_cache_new(const struct perf_dlfilter_fns *fns,
 	fc->fns = fns;
 	fc->max_stack = max_stack;
 	fc->nslots = 1 << 12;
-	fc->slots = g_new0(struct slot, fc->nslots);
+	fc->slots = big_resize(NULL, 0, fc->nslots * sizeof(struct slot));
 	fc->strings = g_string_chunk_new(1 << 16);
 	fc->names = g_string_chunk_new(1 << 12);
 	fc->threads = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
@@ -134,7 +135,7 @@ void frame_cache_free(struct frame_cache *fc)
 {
 	if (!fc)
 		return;
-	g_free(fc->slots);
+	big_free(fc->slots, fc->nslots * sizeof(struct slot));
 	g_string_chunk_free(fc->strings);
 	g_string_chunk_free(fc->names);
 	g_hash_table_destroy(fc->threads);
@@ -276,7 +277,7 @@ static void grow(struct frame_cache *fc)
 	size_t n = fc->nslots;
 
 	fc->nslots = n * 2;
-	fc->slots = g_new0(struct slot, fc->nslots);
+	fc->slots = big_resize(NULL, 0, fc->nslots * sizeof(struct slot));
 	for (size_t i = 0; i < n; i++) {
 		if (!old[i].id)
 			continue;
@@ -285,7 +286,7 @@ static void grow(struct frame_cache *fc)
 			j = (j + 1) & (fc->nslots - 1);
 		fc->slots[j] = old[i];
 	}
-	g_free(old);
+	big_free(old, n * sizeof(struct slot));
 }
 
 static struct fk_str str_of(const char *s)

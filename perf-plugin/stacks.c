@@ -1,5 +1,6 @@
 #include "stacks.h"
 
+#include "bigmem.h"
 #include "core/intern.h"
 
 #include <string.h>
@@ -83,8 +84,9 @@ struct stacks {
 	GArray *walk;		/* struct frame_addr: the current chain's frames */
 	struct fk_intern *proc_ids;	/* table pointer, then name -> proc id */
 	GArray *procs;		/* struct proc, by proc id */
-	GArray *pool;		/* struct block: the stacks, a stack's id its
-				 * first block */
+	struct block *pool;	/* the stacks, a stack's id its first block
+				 * (bigmem.h, as the tables) */
+	size_t pool_len, pool_cap;	/* blocks used, and room for */
 	size_t nstacks;
 	uint64_t *slots;	/* SLOT_TAG(hash) | stack id + 1 (0: empty) */
 	size_t nslots;		/* a power of two */
@@ -103,7 +105,8 @@ struct stacks {
 				 * no second load before the entries' */
 	size_t nchain_slots;	/* a power of two */
 	size_t nchains;
-	GArray *chain_ips;	/* uint64_t: the chains' raw entries */
+	uint64_t *chain_ips;	/* the chains' raw entries */
+	size_t nchain_ips, chain_ips_cap;
 	size_t chain_bytes;
 };
 
@@ -125,13 +128,11 @@ struct stacks *stacks_new(const struct frame_name_opts *names, struct frame_cach
 	sk->proc_ids = fk_intern_new();
 	sk->procs = g_array_new(FALSE, FALSE, sizeof(struct proc));
 	sk->nslots = 1 << 12;
-	sk->slots = g_new0(uint64_t, sk->nslots);
-	sk->pool = g_array_new(FALSE, FALSE, sizeof(struct block));
+	sk->slots = big_resize(NULL, 0, sk->nslots * sizeof(*sk->slots));
 	sk->nids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	sk->buf = g_string_sized_new(256);
 	sk->nchain_slots = 1 << 12;
-	sk->chains = g_new0(struct chain, sk->nchain_slots);
-	sk->chain_ips = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	sk->chains = big_resize(NULL, 0, sk->nchain_slots * sizeof(*sk->chains));
 	sk->memo = g_new(struct memo, MEMO_SLOTS);
 	for (size_t i = 0; i < MEMO_SLOTS; i++)
 		sk->memo[i].stack = NO_STACK;
@@ -150,15 +151,15 @@ void stacks_free(struct stacks *sk)
 	g_array_free(sk->walk, TRUE);
 	fk_intern_free(sk->proc_ids);
 	g_array_free(sk->procs, TRUE);
-	g_free(sk->slots);
-	g_array_free(sk->pool, TRUE);
+	big_free(sk->slots, sk->nslots * sizeof(*sk->slots));
+	big_free(sk->pool, sk->pool_cap * sizeof(*sk->pool));
 	g_array_free(sk->nids, TRUE);
 	g_string_free(sk->buf, TRUE);
 	if (sk->texts)
 		g_ptr_array_free(sk->texts, TRUE);
 	g_free(sk->memo);
-	g_free(sk->chains);
-	g_array_free(sk->chain_ips, TRUE);
+	big_free(sk->chains, sk->nchain_slots * sizeof(*sk->chains));
+	big_free(sk->chain_ips, sk->chain_ips_cap * sizeof(*sk->chain_ips));
 	g_free(sk);
 }
 
@@ -294,7 +295,7 @@ static uint64_t hash_nids(uint32_t proc, const uint32_t *nids, uint32_t n)
 
 static struct stack *stack_at(struct stacks *sk, uint32_t id)
 {
-	return (struct stack *)(void *)&g_array_index(sk->pool, struct block, id);
+	return (struct stack *)(void *)&sk->pool[id];
 }
 
 /* A stack's name ids. */
@@ -317,10 +318,10 @@ static void stack_grow(struct stacks *sk)
 {
 	size_t n = sk->nslots * 2;
 
-	g_free(sk->slots);
-	sk->slots = g_new0(uint64_t, n);
+	big_free(sk->slots, sk->nslots * sizeof(*sk->slots));
+	sk->slots = big_resize(NULL, 0, n * sizeof(*sk->slots));
 	sk->nslots = n;
-	for (guint id = 0; id < sk->pool->len; id += BLOCKS(stack_at(sk, id)->n))
+	for (uint32_t id = 0; id < sk->pool_len; id += BLOCKS(stack_at(sk, id)->n))
 		slot_put(sk->slots, n, stack_at(sk, id)->hash, id);
 }
 
@@ -351,8 +352,15 @@ static uint32_t stack_of(struct stacks *sk, uint32_t proc, const uint32_t *nids,
 			return SLOT_ID(sk->slots[i]);
 	}
 	sk->fresh = true;
-	id = sk->pool->len;
-	g_array_set_size(sk->pool, id + BLOCKS(n));
+	id = (uint32_t)sk->pool_len;
+	if (sk->pool_len + BLOCKS(n) > sk->pool_cap) {
+		size_t cap = sk->pool_cap ? sk->pool_cap * 2 : 1 << 12;
+
+		sk->pool = big_resize(sk->pool, sk->pool_cap * sizeof(*sk->pool),
+				      cap * sizeof(*sk->pool));
+		sk->pool_cap = cap;
+	}
+	sk->pool_len += BLOCKS(n);
 	s = stack_at(sk, id);
 	*s = (struct stack){ UNCOUNTED, h, proc, n };
 	if (n)
@@ -433,7 +441,7 @@ static size_t chain_find(struct stacks *sk, uint64_t h, uint64_t space, uint32_t
 			 const __u64 *ips, uint32_t n)
 {
 	size_t mask = sk->nchain_slots - 1, i = h & mask;
-	const uint64_t *all = (const uint64_t *)(const void *)sk->chain_ips->data;
+	const uint64_t *all = sk->chain_ips;
 
 	for (; sk->chains[i].stack1; i = (i + 1) & mask) {
 		const struct chain *c = &sk->chains[i];
@@ -451,7 +459,7 @@ static void chain_grow(struct stacks *sk)
 	size_t n = sk->nchain_slots * 2;
 	struct chain *old = sk->chains;
 
-	sk->chains = g_new0(struct chain, n);
+	sk->chains = big_resize(NULL, 0, n * sizeof(*sk->chains));
 	for (size_t k = 0; k < sk->nchain_slots; k++) {
 		size_t i = old[k].hash & (n - 1);
 
@@ -461,8 +469,25 @@ static void chain_grow(struct stacks *sk)
 			i = (i + 1) & (n - 1);
 		sk->chains[i] = old[k];
 	}
+	big_free(old, sk->nchain_slots * sizeof(*old));
 	sk->nchain_slots = n;
-	g_free(old);
+}
+
+/* Appends a chain's n raw entries to sk->chain_ips. */
+static void chain_ips_put(struct stacks *sk, const __u64 *ips, uint32_t n)
+{
+	if (sk->nchain_ips + n > sk->chain_ips_cap) {
+		size_t cap = sk->chain_ips_cap ? sk->chain_ips_cap * 2 : 1 << 12;
+
+		while (cap < sk->nchain_ips + n)
+			cap *= 2;
+		sk->chain_ips = big_resize(sk->chain_ips, sk->chain_ips_cap * sizeof(uint64_t),
+					   cap * sizeof(uint64_t));
+		sk->chain_ips_cap = cap;
+	}
+	if (n)
+		memcpy(sk->chain_ips + sk->nchain_ips, ips, n * sizeof(uint64_t));
+	sk->nchain_ips += n;
 }
 
 /* stacks_sample() and stacks_slot(): the stack, n added to its count. */
@@ -496,10 +521,10 @@ static uint32_t sample_count(struct stacks *sk, const struct perf_dlfilter_sampl
 		}
 		if (!sk->fresh && sk->chain_bytes + cost <= CHAINS_BYTES &&
 		    nr == sample->raw_callchain_nr) {
-			struct chain c = { h, space, proc, nr, sk->chain_ips->len, id + 1 };
+			struct chain c = { h, space, proc, nr, (uint32_t)sk->nchain_ips, id + 1 };
 
 			sk->chain_bytes += cost;
-			g_array_append_vals(sk->chain_ips, ips, nr);
+			chain_ips_put(sk, ips, nr);
 			sk->chains[slot] = c;
 			sk->nchains++;
 		}
@@ -621,7 +646,7 @@ void stacks_flush(struct stacks *sk)
 {
 	if (!sk->texts)
 		sk->texts = g_ptr_array_new_with_free_func(g_aligned_free);
-	for (guint i = 0; i < sk->pool->len; i += BLOCKS(stack_at(sk, i)->n)) {
+	for (uint32_t i = 0; i < sk->pool_len; i += BLOCKS(stack_at(sk, i)->n)) {
 		struct stack *s = stack_at(sk, i);
 		size_t len;
 		char *text;

@@ -8,6 +8,7 @@
  * count added to later (stacks_slot()).
  * Built and run by test/scripts/plugin-unit.sh.
  */
+#include "../bigmem.c"
 #include "../frames.c"
 #include "../stacks.c"
 #include "check.h"
