@@ -400,6 +400,7 @@ int start(void **data, void *ctx)
 		 * here need only the keys) */
 		frame_cache_set_lean(st->frames);
 		st->sk = stacks_new(&st->co.names, st->frames, st->o.max_stack);
+		stacks_set_threads(st->sk, st->o.threads);
 	}
 	if (st->ex && st->off) {
 		st->sample_tid = g_hash_table_new(g_direct_hash, g_direct_equal);

@@ -37,6 +37,8 @@ const char plugin_help[] =
 	"  format=FILE   with offcpu, the sched_switch format file to decode with\n"
 	"  max-stack=N   frames per stack, as perf script --max-stack (default: the\n"
 	"                kernel.perf_event_max_stack sysctl, or 127)\n"
+	"  threads=N     1: make the folded text on perf's thread only; 2 (the\n"
+	"                default): a second thread makes half of it at the end\n"
 	"  help          print this help and stop\n"
 	"Counts are in the event's unit: ns for cpu-clock, us with offcpu, switches\n"
 	"for sched:sched_switch (index.tsv says which; see foldkit-dlfilter(1)).\n"
@@ -45,7 +47,7 @@ const char plugin_help[] =
 
 void plugin_opts_init(struct opts *o)
 {
-	*o = (struct opts){ .states = OFFCPU_S | OFFCPU_D };
+	*o = (struct opts){ .states = OFFCPU_S | OFFCPU_D, .threads = 2 };
 }
 
 void plugin_opts_clear(struct opts *o)
@@ -186,6 +188,14 @@ int plugin_parse_args(struct opts *o, int argc, char **argv, GError **err)
 				return -1;
 			}
 			o->min_us = v;
+			continue;
+		}
+		if (IS("threads") && val) {
+			if (!parse_uint(val, 2, &v) || v == 0) {
+				usage(err, "bad threads '%s': 1 or 2", val);
+				return -1;
+			}
+			o->threads = (unsigned)v;
 			continue;
 		}
 		if (IS("max-stack") && val) {

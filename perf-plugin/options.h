@@ -32,6 +32,7 @@ struct opts {
 	unsigned states;
 	uint64_t min_us;
 	unsigned max_stack;
+	unsigned threads;	/* threads=N: 1 or 2 (the default) */
 };
 
 /* The help text ("--dlarg help", perf script --list-dlfilters -v). */

@@ -3,6 +3,7 @@
 #include "bigmem.h"
 #include "core/intern.h"
 
+#include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -65,6 +66,20 @@ struct proc {
 	bool java;
 };
 
+/*
+ * Blocks of folded text: large, so that the kernel may back them with
+ * huge pages (one page fault per 2 MiB, not per 4 KiB: the texts are as
+ * large as the output, and page faults were a tenth of the plugin's time).
+ */
+struct texts {
+	GPtrArray *blocks;	/* of TEXT_BLOCK bytes or more */
+	char *at, *end;		/* the free part of the last block */
+};
+#define TEXT_BLOCK ((size_t)32 << 20)
+#define HUGE_PAGE ((size_t)2 << 20)
+/* a mark every 1 KiB of stacks (a small recording is split too: tested) */
+#define MARK_BLOCKS ((size_t)1 << 6)
+
 /* A slot of an open-addressing table: a hash's high 32 bits, an id + 1. */
 #define SLOT_ID(v) ((uint32_t)(v) - 1)
 #define SLOT_TAG(h) ((h) >> 32 << 32)
@@ -92,9 +107,10 @@ struct stacks {
 	size_t nslots;		/* a power of two */
 	GArray *nids;		/* uint32_t: the current chain's name ids */
 	GString *buf;
-	GPtrArray *texts;	/* blocks of TEXT_BLOCK bytes: the folded texts
-				 * stacks_flush() made */
-	char *text_at, *text_end;	/* the free part of the last block */
+	struct texts texts;	/* the folded texts stacks_flush() made */
+	GArray *marks;		/* uint32_t: the first stack at or after each
+				 * MARK_BLOCKS blocks (where flush splits) */
+	unsigned threads;	/* stacks_set_threads() */
 	bool stable;		/* the last stacks_chain()'s stack holds for the
 				 * same raw chain in the same space: every frame
 				 * cached */
@@ -133,6 +149,8 @@ struct stacks *stacks_new(const struct frame_name_opts *names, struct frame_cach
 	sk->buf = g_string_sized_new(256);
 	sk->nchain_slots = 1 << 12;
 	sk->chains = big_resize(NULL, 0, sk->nchain_slots * sizeof(*sk->chains));
+	sk->marks = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	sk->threads = 2;
 	sk->memo = g_new(struct memo, MEMO_SLOTS);
 	for (size_t i = 0; i < MEMO_SLOTS; i++)
 		sk->memo[i].stack = NO_STACK;
@@ -155,8 +173,9 @@ void stacks_free(struct stacks *sk)
 	big_free(sk->pool, sk->pool_cap * sizeof(*sk->pool));
 	g_array_free(sk->nids, TRUE);
 	g_string_free(sk->buf, TRUE);
-	if (sk->texts)
-		g_ptr_array_free(sk->texts, TRUE);
+	if (sk->texts.blocks)
+		g_ptr_array_free(sk->texts.blocks, TRUE);
+	g_array_free(sk->marks, TRUE);
 	g_free(sk->memo);
 	big_free(sk->chains, sk->nchain_slots * sizeof(*sk->chains));
 	big_free(sk->chain_ips, sk->chain_ips_cap * sizeof(*sk->chain_ips));
@@ -361,6 +380,8 @@ static uint32_t stack_of(struct stacks *sk, uint32_t proc, const uint32_t *nids,
 		sk->pool_cap = cap;
 	}
 	sk->pool_len += BLOCKS(n);
+	while (id >= sk->marks->len * MARK_BLOCKS)
+		g_array_append_val(sk->marks, id);
 	s = stack_at(sk, id);
 	*s = (struct stack){ UNCOUNTED, h, proc, n };
 	if (n)
@@ -613,54 +634,136 @@ void stacks_key(struct stacks *sk, uint32_t proc, uint32_t stack, GString *key)
 	key_write(sk, s, key->str);
 }
 
-/*
- * The texts' blocks: large, so that the kernel may back them with huge
- * pages (one page fault per 2 MiB, not per 4 KiB: the texts are as large
- * as the output, and page faults were a tenth of the plugin's time).
- */
-#define TEXT_BLOCK ((size_t)32 << 20)
-#define HUGE_PAGE ((size_t)2 << 20)
-
-/* Room for len bytes of text that live as long as sk. */
-static char *text_room(struct stacks *sk, size_t len)
+/* Room for len bytes of text in t. */
+static char *text_room(struct texts *t, size_t len)
 {
 	char *r;
 
-	if (len > (size_t)(sk->text_end - sk->text_at)) {
+	if (len > (size_t)(t->end - t->at)) {
 		size_t size = len > TEXT_BLOCK ? len : TEXT_BLOCK;
 		char *b = g_aligned_alloc(1, size, HUGE_PAGE);
 
 #ifdef MADV_HUGEPAGE
 		madvise(b, size, MADV_HUGEPAGE);	/* a hint: may fail */
 #endif
-		g_ptr_array_add(sk->texts, b);
-		sk->text_at = b;
-		sk->text_end = b + size;
+		if (!t->blocks)
+			t->blocks = g_ptr_array_new_with_free_func(g_aligned_free);
+		g_ptr_array_add(t->blocks, b);
+		t->at = b;
+		t->end = b + size;
 	}
-	r = sk->text_at;
-	sk->text_at += len;
+	r = t->at;
+	t->at += len;
 	return r;
 }
 
+/*
+ * The texts of the counted stacks from one id to another, made by a
+ * second thread while stacks_flush() makes those before: their texts, in
+ * order, in made (struct fk_str; an empty one too).
+ */
+struct texts_job {
+	struct stacks *sk;
+	uint32_t from, to;
+	struct texts texts;
+	GArray *made;
+};
+
+static void *texts_run(void *data)
+{
+	struct texts_job *j = data;
+	struct stacks *sk = j->sk;
+
+	for (uint32_t i = j->from; i < j->to; i += BLOCKS(stack_at(sk, i)->n)) {
+		const struct stack *s = stack_at(sk, i);
+		struct fk_str t = { NULL, 0 };
+
+		if (s->count == UNCOUNTED)
+			continue;
+		t.len = key_len(sk, s);
+		if (t.len) {
+			char *b = text_room(&j->texts, t.len);
+
+			key_write(sk, s, b);
+			t.s = b;
+		}
+		g_array_append_val(j->made, t);
+	}
+	return NULL;
+}
+
+/* Adds a counted stack's text to its table, and forgets its count. */
+static void flush_one(struct stacks *sk, struct stack *s, const char *text, size_t len)
+{
+	/* the texts live as long as sk, which outlives the tables' use */
+	if (len)
+		fold_table_add2_ref(g_array_index(sk->procs, struct proc, s->proc).table,
+				    text, len, s->count, 0);
+	s->count = UNCOUNTED;	/* counted again from nothing */
+}
+
+void stacks_set_threads(struct stacks *sk, unsigned n)
+{
+	sk->threads = n ? n : 1;
+}
+
+/*
+ * The texts are made in pool order; with a second thread, it makes those
+ * of the second half of the pool (from a mark) while this one makes and
+ * adds the first, then this one adds them: the tables get the same adds
+ * in the same order either way.
+ */
 void stacks_flush(struct stacks *sk)
 {
-	if (!sk->texts)
-		sk->texts = g_ptr_array_new_with_free_func(g_aligned_free);
-	for (uint32_t i = 0; i < sk->pool_len; i += BLOCKS(stack_at(sk, i)->n)) {
+	struct texts_job job = { sk, (uint32_t)sk->pool_len, (uint32_t)sk->pool_len, { 0 }, NULL };
+	pthread_t worker;
+	bool two = false;
+	uint32_t i;
+	size_t k = 0;
+
+	if (sk->threads > 1 && sk->marks->len >= 2) {
+		job.from = g_array_index(sk->marks, uint32_t, sk->marks->len / 2);
+		job.made = g_array_new(FALSE, FALSE, sizeof(struct fk_str));
+		two = pthread_create(&worker, NULL, texts_run, &job) == 0;
+		if (!two)
+			job.from = job.to;	/* all made here */
+	}
+	for (i = 0; i < job.from; i += BLOCKS(stack_at(sk, i)->n)) {
 		struct stack *s = stack_at(sk, i);
 		size_t len;
-		char *text;
+		char *text = NULL;
 
 		if (s->count == UNCOUNTED)
 			continue;
 		len = key_len(sk, s);
-		/* the texts live as long as sk, which outlives the tables' use */
 		if (len) {
-			text = text_room(sk, len);
+			text = text_room(&sk->texts, len);
 			key_write(sk, s, text);
-			fold_table_add2_ref(g_array_index(sk->procs, struct proc, s->proc).table,
-					    text, len, s->count, 0);
 		}
-		s->count = UNCOUNTED;	/* counted again from nothing */
+		flush_one(sk, s, text, len);
 	}
+	if (two) {
+		pthread_join(worker, NULL);
+		for (; i < job.to; i += BLOCKS(stack_at(sk, i)->n)) {
+			struct stack *s = stack_at(sk, i);
+			struct fk_str t;
+
+			if (s->count == UNCOUNTED)
+				continue;
+			t = g_array_index(job.made, struct fk_str, k++);
+			flush_one(sk, s, t.s, t.len);
+		}
+		g_assert(k == job.made->len);
+		/* sk owns the job's texts from now on */
+		if (job.texts.blocks) {
+			if (!sk->texts.blocks)
+				sk->texts.blocks = g_ptr_array_new_with_free_func(g_aligned_free);
+			for (guint b = 0; b < job.texts.blocks->len; b++)
+				g_ptr_array_add(sk->texts.blocks, g_ptr_array_index(job.texts.blocks, b));
+			g_ptr_array_set_free_func(job.texts.blocks, NULL);
+			g_ptr_array_free(job.texts.blocks, TRUE);
+		}
+	}
+	if (job.made)
+		g_array_free(job.made, TRUE);
 }

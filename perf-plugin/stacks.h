@@ -38,7 +38,8 @@
  * Memory grows with the distinct stacks, frames, names and chains,
  * never with the samples; the chain table stops growing at
  * CHAINS_BYTES (later new chains are walked every time).  stacks_flush()
- * adds the texts, as large as the output.
+ * adds the texts, as large as the output.  Not thread-safe: one thread
+ * calls these (stacks_flush() runs its helper thread itself).
  */
 #ifndef FOLDKIT_PLUGIN_STACKS_H
 #define FOLDKIT_PLUGIN_STACKS_H
@@ -100,8 +101,15 @@ void stacks_add_at(struct stacks *sk, uint32_t slot, fk_count n);
  * Adds every count to its process's table, under its folded text, and
  * forgets them (a second call adds nothing).  The entries keep texts sk
  * owns (fold_table_add2_ref()): read the tables before stacks_free().
+ * With two threads (the default: stacks_set_threads()), a second one
+ * makes the texts of half the stacks meanwhile, joined before this
+ * returns; the tables get the same adds in the same order as with one
+ * (and with one if the thread cannot be made).
  */
 void stacks_flush(struct stacks *sk);
+
+/* The threads stacks_flush() may use: 1, or 2 (the default). */
+void stacks_set_threads(struct stacks *sk, unsigned n);
 
 /*
  * The folded text of a stack of proc into key (replacing what it held).

@@ -242,6 +242,42 @@ int main(void)
 			    "other;main;work;do_syscall_64_[k];ksys_read_[k] 0\n");
 	teardown(&f);
 
+	/*
+	 * stacks_flush() with a second thread making half the texts: the
+	 * same adds, in the same order, as with one (thousands of stacks:
+	 * enough for the split)
+	 */
+	{
+		GString *got[2] = { g_string_new(NULL), g_string_new(NULL) };
+		static const __u64 user[] = { MAIN, WORK, LIB };
+
+		lib_mapped = true;
+		for (unsigned threads = 1; threads <= 2; threads++) {
+			setup(&f, &names, 127);
+			stacks_set_threads(f.sk, threads);
+			frame_cache_note_comm(f.fc, 100, 100, "prog", 0);
+			for (unsigned i = 0; i < 6561; i++) {	/* 3^8 chains */
+				__u64 c[9] = { PERF_CONTEXT_USER };
+				struct perf_dlfilter_sample s = {
+					.size = sizeof(s), .pid = 100, .tid = 100, .cpu = 1,
+					.raw_callchain = c, .raw_callchain_nr = 9,
+				};
+
+				for (unsigned k = 0, v = i; k < 8; k++, v /= 3)
+					c[k + 1] = user[v % 3];
+				stacks_sample(f.sk, &s, NULL, f.proc, fk_count_from_u64(i + 1));
+			}
+			CHECK(f.sk->marks->len >= 2);	/* split in two */
+			stacks_flush(f.sk);
+			fold_table_foreach(f.t, entry, got[threads - 1]);
+			teardown(&f);
+		}
+		CHECK(got[0]->len > 6561 * 20);
+		CHECK_STR(got[1]->str, got[0]->str);
+		g_string_free(got[0], TRUE);
+		g_string_free(got[1], TRUE);
+	}
+
 	/* max_stack counts frames from the leaf, markers aside */
 	setup(&f, &names, 3);
 	CHECK_STR(fold(&f, chain, 6), "prog;work;do_syscall_64_[k];ksys_read_[k]");

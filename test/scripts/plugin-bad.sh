@@ -36,6 +36,7 @@ rejects "min= above 2^64" "^foldkit: bad min '99999999999999999999': " offcpu mi
 rejects "state= unknown letter" "^foldkit: bad state list 'Q': " offcpu state=Q
 rejects "state= empty" "^foldkit: bad state list '': " offcpu state=
 rejects "max-stack= not a number" "^foldkit: bad max-stack 'x': " max-stack=x
+rejects "threads= beyond 2" "^foldkit: bad threads '3': 1 or 2" threads=3
 rejects "pid= not a number" "^foldkit: bad pid list '12x': " pid=12x
 rejects "pid= empty item" "^foldkit: bad pid list '1,,2': " pid=1,,2
 rejects "comm= bad regex" "^foldkit: bad comm regex '\(': " "comm=("

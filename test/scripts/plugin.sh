@@ -57,6 +57,20 @@ for opt in "" kernel; do
 done
 plugin "$T/java.data" >"$T/got"
 grep -q '^java;' "$T/got" && grep -q '^dd;' "$T/got" || fail "java.data: no java and dd stacks"
+# threads=1 (perf's thread alone) gives what the default's second thread
+# does, byte for byte
+for data in "$T/sys.data" "$T/java.data"; do
+	for opt in "" tid; do
+		plugin "$data" $opt threads=1 >"$T/threads1" 2>/dev/null
+		plugin "$data" $opt >"$T/threads2" 2>/dev/null
+		if [ -s "$T/threads1" ] && cmp -s "$T/threads1" "$T/threads2"; then
+			echo "ok $(basename "$data") ${opt:-default} threads=1: the same $(wc -l <"$T/threads1") stacks"
+		else
+			fail "$(basename "$data") ${opt:-default}: threads=1 differs from two threads"
+		fi
+	done
+done
+rm -f "$T/threads1" "$T/threads2"
 # max-stack=N cuts where perf script --max-stack N cuts (context markers
 # do not count)
 same_as_pipeline "sys.data max-stack=3" "$T/sys.data" "--max-stack 3" "" "max-stack=3"
