@@ -725,6 +725,8 @@ static int fold(struct state *st, const struct perf_dlfilter_sample *ds, void *c
 
 	if (st->failed)
 		return -1;
+	if (st->sk)	/* its load overlaps the work up to stacks_sample() */
+		stacks_prefetch(st->sk, ds);
 	attr = perf_dlfilter_fns.attr(ctx);
 	if (!wanted_event(st, ds->event))
 		return 1;

@@ -124,6 +124,9 @@ struct stacks {
 	uint64_t *chain_ips;	/* the chains' raw entries */
 	size_t nchain_ips, chain_ips_cap;
 	size_t chain_bytes;
+	/* stacks_prefetch()'s sample and its chain's hash */
+	const struct perf_dlfilter_sample *pre_sample;
+	uint64_t pre_hash;
 };
 
 struct stacks *stacks_new(const struct frame_name_opts *names, struct frame_cache *fc,
@@ -442,9 +445,22 @@ void stacks_add(struct stacks *sk, uint32_t proc, uint32_t stack, fk_count n)
 	bump(sk, stack, n);
 }
 
-static uint64_t chain_hash(uint64_t space, uint32_t proc, const __u64 *ips, uint32_t n)
+/*
+ * A chain's hash: of its thread's pid and raw entries, known as soon as
+ * perf gives the sample (stacks_prefetch()); its space and process are
+ * compared, not hashed (one pid has one space at a time, and the same
+ * process name nearly always).
+ */
+static uint64_t chain_hash(const struct perf_dlfilter_sample *sample, uint32_t nr)
 {
-	return hash_ips(space ^ (uint64_t)proc << 40, (const uint64_t *)ips, n);
+	return hash_ips((uint64_t)(uint32_t)sample->pid, (const uint64_t *)sample->raw_callchain, nr);
+}
+
+void stacks_prefetch(struct stacks *sk, const struct perf_dlfilter_sample *sample)
+{
+	sk->pre_sample = sample;
+	sk->pre_hash = chain_hash(sample, (uint32_t)sample->raw_callchain_nr);
+	__builtin_prefetch(&sk->chains[sk->pre_hash & (sk->nchain_slots - 1)]);
 }
 
 static bool same_ips(const uint64_t *a, const __u64 *b, uint32_t n)
@@ -529,7 +545,8 @@ static uint32_t sample_count(struct stacks *sk, const struct perf_dlfilter_sampl
 	}
 	if ((sk->nchains + 1) * 2 > sk->nchain_slots)
 		chain_grow(sk);
-	h = chain_hash(space, proc, ips, nr);
+	h = sample == sk->pre_sample ? sk->pre_hash : chain_hash(sample, nr);
+	sk->pre_sample = NULL;
 	slot = chain_find(sk, h, space, proc, ips, nr);
 	if (sk->chains[slot].stack1) {
 		id = sk->chains[slot].stack1 - 1;

@@ -88,6 +88,13 @@ uint32_t stacks_sample(struct stacks *sk, const struct perf_dlfilter_sample *sam
 		       uint32_t proc, fk_count n);
 
 /*
+ * Starts loading what stacks_sample() will look up for sample: called
+ * when perf gives it, so that the load overlaps the work before
+ * stacks_sample() (naming its process).
+ */
+void stacks_prefetch(struct stacks *sk, const struct perf_dlfilter_sample *sample);
+
+/*
  * The count of a sample's chain for process proc, found as stacks_sample()
  * finds it, to add to later with stacks_add_at() (off-CPU: when the wait
  * ends); until something is added to it, stacks_flush() writes nothing.

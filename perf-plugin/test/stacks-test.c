@@ -5,7 +5,8 @@
  * asks perf nothing); an address in no map named after the library mapped
  * there later, unless the recording maps nothing there for the process
  * (then it is looked up once); max_stack; a guest context; counts; a
- * count added to later (stacks_slot()).
+ * count added to later (stacks_slot()); stacks_prefetch() changes no
+ * count; stacks_flush() with two threads as with one.
  * Built and run by test/scripts/plugin-unit.sh.
  */
 #include "../bigmem.c"
@@ -177,12 +178,19 @@ int main(void)
 			.raw_callchain = chain, .raw_callchain_nr = 6,
 		};
 
+		struct perf_dlfilter_sample o = s;
+
 		frame_cache_note_comm(f.fc, 100, 100, "prog", 0);
+		stacks_prefetch(f.sk, &s);	/* a hint: changes no count */
 		stacks_sample(f.sk, &s, NULL, f.proc, fk_count_from_u64(1));
 		before = lookups;
 		stacks_sample(f.sk, &s, NULL, f.proc, fk_count_from_u64(2));
 		CHECK(lookups == before);
 		s.cpu = 2;	/* another CPU: the run cache, no lookup either */
+		/* (one sample prefetched, another counted: its own chain's) */
+		o.raw_callchain = with_lib;
+		o.raw_callchain_nr = 3;
+		stacks_prefetch(f.sk, &o);
 		stacks_sample(f.sk, &s, NULL, f.proc, fk_count_from_u64(4));
 		CHECK(lookups == before);
 		s.raw_callchain = with_lib;
