@@ -725,8 +725,6 @@ static int fold(struct state *st, const struct perf_dlfilter_sample *ds, void *c
 
 	if (st->failed)
 		return -1;
-	if (st->sk)	/* its load overlaps the work up to stacks_sample() */
-		stacks_prefetch(st->sk, ds);
 	attr = perf_dlfilter_fns.attr(ctx);
 	if (!wanted_event(st, ds->event))
 		return 1;
@@ -759,6 +757,8 @@ static int fold(struct state *st, const struct perf_dlfilter_sample *ds, void *c
 		if (!wanted && st->skip_unwanted)
 			return 1;
 	}
+	if (st->sk)	/* its load overlaps naming the process */
+		stacks_prefetch(st->sk, ds);
 	comm = frame_cache_known_comm(st->frames, ds->pid, ds->tid, ds->time);
 	if (!comm) {
 		al = perf_dlfilter_fns.resolve_ip(ctx);

@@ -456,13 +456,6 @@ static uint64_t chain_hash(const struct perf_dlfilter_sample *sample, uint32_t n
 	return hash_ips((uint64_t)(uint32_t)sample->pid, (const uint64_t *)sample->raw_callchain, nr);
 }
 
-void stacks_prefetch(struct stacks *sk, const struct perf_dlfilter_sample *sample)
-{
-	sk->pre_sample = sample;
-	sk->pre_hash = chain_hash(sample, (uint32_t)sample->raw_callchain_nr);
-	__builtin_prefetch(&sk->chains[sk->pre_hash & (sk->nchain_slots - 1)]);
-}
-
 static bool same_ips(const uint64_t *a, const __u64 *b, uint32_t n)
 {
 	uint32_t k = 0;
@@ -471,6 +464,21 @@ static bool same_ips(const uint64_t *a, const __u64 *b, uint32_t n)
 	while (k < n && a[k] == b[k])
 		k++;
 	return k == n;
+}
+
+void stacks_prefetch(struct stacks *sk, const struct perf_dlfilter_sample *sample)
+{
+	const struct memo *m = &sk->memo[(uint32_t)sample->cpu % MEMO_SLOTS];
+	uint32_t nr = (uint32_t)sample->raw_callchain_nr;
+
+	/* the chain its CPU counted last, most likely the memo's: no lookup,
+	 * and no hash (one off-CPU: deep kernel chains, mostly repeated) */
+	sk->pre_sample = NULL;
+	if (m->stack != NO_STACK && m->nr == nr && same_ips(m->ips, sample->raw_callchain, nr))
+		return;
+	sk->pre_sample = sample;
+	sk->pre_hash = chain_hash(sample, nr);
+	__builtin_prefetch(&sk->chains[sk->pre_hash & (sk->nchain_slots - 1)]);
 }
 
 /* The slot of a chain in the chain table, or of the empty one where it would go. */
