@@ -1,6 +1,6 @@
 #include "frames.h"
 
-#include "bigmem.h"
+#include "core/bigmem.h"
 #include "core/strmap.h"
 
 #include <glib.h>

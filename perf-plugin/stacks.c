@@ -1,6 +1,6 @@
 #include "stacks.h"
 
-#include "bigmem.h"
+#include "core/bigmem.h"
 #include "core/intern.h"
 
 #include <pthread.h>

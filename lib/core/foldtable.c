@@ -309,9 +309,7 @@ static struct slot *lookup(const struct fold_table *t, uint64_t h,
 }
 
 /* Merging runs beats sorting while they are this long on average. */
-#ifndef MERGE_MIN_RUN
 #define MERGE_MIN_RUN 16
-#endif
 
 /*
  * Notes where a new entry breaks the ascending order of

@@ -1,12 +1,12 @@
 #include "render/flamegraph.h"
 
+#include "core/bigmem.h"
 #include "core/error.h"
 #include "core/folded.h"
 #include "core/foldtable.h"
 #include "core/stacksort.h"
 
 #include <string.h>
-#include <sys/mman.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -92,44 +92,6 @@ struct flamegraph {
 	double min_count;	/* frames narrower than this are dropped */
 	uint64_t seq;
 };
-
-/*
- * Arrays of an entry per stack, megabytes on big inputs, are mapped in
- * transparent huge pages where the kernel gives them on request: a fault
- * per 4 KiB page was a sixth of fold2svg's time on the bench input.  They
- * grow by remapping, without a copy.  Out of memory aborts, as g_malloc().
- * Past 1 MiB, sizes are whole huge pages, which the kernel then aligns.
- */
-static size_t big_size(size_t size)
-{
-	const size_t huge = (size_t)2 << 20;
-
-	return size >= huge / 2 ? (size + huge - 1) & ~(huge - 1) : size;
-}
-
-static void *big_resize(void *p, size_t old, size_t size)
-{
-	void *q;
-
-	old = big_size(old);
-	size = big_size(size);
-	if (p && old == size)
-		return p;
-	q = p ? mremap(p, old, size, MREMAP_MAYMOVE)
-	      : mmap(NULL, size, PROT_READ | PROT_WRITE,
-		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (q == MAP_FAILED)
-		g_error("%s: failed to allocate %zu bytes", G_STRLOC, size);
-	(void)madvise(q, size, MADV_HUGEPAGE);	/* a hint only */
-	return q;
-}
-
-static void big_free(void *p, size_t size)
-{
-	if (p)
-		munmap(p, big_size(size));
-}
 
 /* Appends x to fg->sorted. */
 static void push_sorted(struct flamegraph *fg, const struct sorted *x)

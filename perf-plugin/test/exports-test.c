@@ -7,7 +7,6 @@
  * run by test/scripts/plugin-unit.sh.
  */
 #include "../exports.c"
-#include "../bigmem.c"
 #include "../frames.c"
 #include "../profiles.c"
 #include "check.h"

@@ -7,7 +7,6 @@
  * each sample, changed at its MMAP record, not at its exec's COMM.
  * Built and run by test/scripts/plugin-unit.sh.
  */
-#include "../bigmem.c"
 #include "../frames.c"
 #include "check.h"
 

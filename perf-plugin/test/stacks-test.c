@@ -9,7 +9,6 @@
  * count; stacks_flush() with two threads as with one.
  * Built and run by test/scripts/plugin-unit.sh.
  */
-#include "../bigmem.c"
 #include "../frames.c"
 #include "../stacks.c"
 #include "check.h"

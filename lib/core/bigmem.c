@@ -1,4 +1,4 @@
-#include "bigmem.h"
+#include "core/bigmem.h"
 
 #include <glib.h>
 #include <sys/mman.h>
