@@ -375,13 +375,7 @@ static uint32_t stack_of(struct stacks *sk, uint32_t proc, const uint32_t *nids,
 	}
 	sk->fresh = true;
 	id = (uint32_t)sk->pool_len;
-	if (sk->pool_len + BLOCKS(n) > sk->pool_cap) {
-		size_t cap = sk->pool_cap ? sk->pool_cap * 2 : 1 << 12;
-
-		sk->pool = big_resize(sk->pool, sk->pool_cap * sizeof(*sk->pool),
-				      cap * sizeof(*sk->pool));
-		sk->pool_cap = cap;
-	}
+	sk->pool = big_reserve(sk->pool, &sk->pool_cap, sk->pool_len + BLOCKS(n), sizeof(*sk->pool));
 	sk->pool_len += BLOCKS(n);
 	while (id >= sk->marks->len * MARK_BLOCKS)
 		g_array_append_val(sk->marks, id);
@@ -521,15 +515,8 @@ static void chain_grow(struct stacks *sk)
 /* Appends a chain's n raw entries to sk->chain_ips. */
 static void chain_ips_put(struct stacks *sk, const __u64 *ips, uint32_t n)
 {
-	if (sk->nchain_ips + n > sk->chain_ips_cap) {
-		size_t cap = sk->chain_ips_cap ? sk->chain_ips_cap * 2 : 1 << 12;
-
-		while (cap < sk->nchain_ips + n)
-			cap *= 2;
-		sk->chain_ips = big_resize(sk->chain_ips, sk->chain_ips_cap * sizeof(uint64_t),
-					   cap * sizeof(uint64_t));
-		sk->chain_ips_cap = cap;
-	}
+	sk->chain_ips = big_reserve(sk->chain_ips, &sk->chain_ips_cap, sk->nchain_ips + n,
+				    sizeof(uint64_t));
 	if (n)
 		memcpy(sk->chain_ips + sk->nchain_ips, ips, n * sizeof(uint64_t));
 	sk->nchain_ips += n;
@@ -682,6 +669,20 @@ static char *text_room(struct texts *t, size_t len)
 	return r;
 }
 
+/* A stack's folded text, made in t (an empty one is nowhere). */
+static struct fk_str text_of(struct stacks *sk, struct texts *t, const struct stack *s)
+{
+	struct fk_str r = { NULL, key_len(sk, s) };
+
+	if (r.len) {
+		char *b = text_room(t, r.len);
+
+		key_write(sk, s, b);
+		r.s = b;
+	}
+	return r;
+}
+
 /*
  * The texts of the counted stacks from one id to another, made by a
  * second thread while stacks_flush() makes those before: their texts, in
@@ -701,17 +702,11 @@ static void *texts_run(void *data)
 
 	for (uint32_t i = j->from; i < j->to; i += BLOCKS(stack_at(sk, i)->n)) {
 		const struct stack *s = stack_at(sk, i);
-		struct fk_str t = { NULL, 0 };
+		struct fk_str t;
 
 		if (s->count == UNCOUNTED)
 			continue;
-		t.len = key_len(sk, s);
-		if (t.len) {
-			char *b = text_room(&j->texts, t.len);
-
-			key_write(sk, s, b);
-			t.s = b;
-		}
+		t = text_of(sk, &j->texts, s);
 		g_array_append_val(j->made, t);
 	}
 	return NULL;
@@ -755,17 +750,12 @@ void stacks_flush(struct stacks *sk)
 	}
 	for (i = 0; i < job.from; i += BLOCKS(stack_at(sk, i)->n)) {
 		struct stack *s = stack_at(sk, i);
-		size_t len;
-		char *text = NULL;
+		struct fk_str t;
 
 		if (s->count == UNCOUNTED)
 			continue;
-		len = key_len(sk, s);
-		if (len) {
-			text = text_room(&sk->texts, len);
-			key_write(sk, s, text);
-		}
-		flush_one(sk, s, text, len);
+		t = text_of(sk, &sk->texts, s);
+		flush_one(sk, s, t.s, t.len);
 	}
 	if (two) {
 		pthread_join(worker, NULL);

@@ -35,6 +35,19 @@ void *big_resize(void *p, size_t old, size_t size)
 	return q;
 }
 
+void *big_reserve(void *p, size_t *cap, size_t need, size_t size)
+{
+	size_t n = *cap ? *cap : 4096;
+
+	if (need <= *cap)
+		return p;
+	while (n < need)
+		n *= 2;
+	p = big_resize(p, *cap * size, n * size);
+	*cap = n;
+	return p;
+}
+
 void big_free(void *p, size_t size)
 {
 	if (p)

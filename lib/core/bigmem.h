@@ -4,6 +4,7 @@
  *
  *	struct slot *s = big_resize(NULL, 0, n * sizeof(*s));     // zeroed
  *	s = big_resize(s, n * sizeof(*s), 2 * n * sizeof(*s));   // grown
+ *	p = big_reserve(p, &cap, len + 1, sizeof(*p));         // room for one more
  *	big_free(s, 2 * n * sizeof(*s));
  *
  * Such arrays are touched all over and grow to tens of megabytes: in
@@ -21,6 +22,11 @@
 
 /* p (of old bytes, or NULL) resized to size bytes; free with big_free(). */
 void *big_resize(void *p, size_t old, size_t size);
+/*
+ * p (of *cap elements of size bytes, or NULL and 0) grown to room for at
+ * least need elements: *cap doubled (from 4096) until it is enough.
+ */
+void *big_reserve(void *p, size_t *cap, size_t need, size_t size);
 /* Frees p, of size bytes (NULL: nothing). */
 void big_free(void *p, size_t size);
 

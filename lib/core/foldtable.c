@@ -333,6 +333,15 @@ static void note_order(struct fold_table *t, const struct fold_entry *e)
 	g_array_append_val(t->runs, t->n);	/* e's index: t->n counts the others */
 }
 
+static inline void bump(struct fold_table *t, struct fold_entry *e,
+			fk_count c0, fk_count c1)
+{
+	e->count[0] += c0;
+	e->count[1] += c1;
+	t->total[0] += c0;
+	t->total[1] += c1;
+}
+
 static struct fold_entry *add_hashed(struct fold_table *t, uint64_t h,
 				     const char *stack, size_t len, fk_count c0,
 				     fk_count c1, bool copy)
@@ -359,20 +368,8 @@ static struct fold_entry *add_hashed(struct fold_table *t, uint64_t h,
 			grow(t);
 	}
 	t->last = e;
-	e->count[0] += c0;
-	e->count[1] += c1;
-	t->total[0] += c0;
-	t->total[1] += c1;
+	bump(t, e, c0, c1);
 	return e;
-}
-
-static inline void bump(struct fold_table *t, struct fold_entry *e,
-			fk_count c0, fk_count c1)
-{
-	e->count[0] += c0;
-	e->count[1] += c1;
-	t->total[0] += c0;
-	t->total[1] += c1;
 }
 
 static struct fold_entry *add(struct fold_table *t, const char *stack,
@@ -487,10 +484,7 @@ struct fold_entry *fold_table_add2_ref(struct fold_table *t, const char *stack,
 void fold_table_bump(struct fold_table *t, struct fold_entry *e, fk_count c0,
 		     fk_count c1)
 {
-	e->count[0] += c0;
-	e->count[1] += c1;
-	t->total[0] += c0;
-	t->total[1] += c1;
+	bump(t, e, c0, c1);
 }
 
 /*

@@ -96,11 +96,7 @@ struct flamegraph {
 /* Appends x to fg->sorted. */
 static void push_sorted(struct flamegraph *fg, const struct sorted *x)
 {
-	if (fg->nref == fg->refcap) {
-		fg->sorted = big_resize(fg->sorted, fg->refcap * sizeof(*x),
-					2 * fg->refcap * sizeof(*x));
-		fg->refcap *= 2;
-	}
+	fg->sorted = big_reserve(fg->sorted, &fg->refcap, fg->nref + 1, sizeof(*x));
 	fg->sorted[fg->nref++] = *x;
 }
 
