@@ -23,9 +23,23 @@ struct doc {
 				 * number + 1 -> stack handle + 1 (an array
 				 * per process would grow with every process's
 				 * stacks) */
+	/* exports_sample_stack()'s: a stack number new to the doc is found
+	 * by its frames, not its text */
+	GArray *name_frame;	/* speedscope=FILE's: uint32_t NAME_* by name id */
+	GHashTable *name_frames;	/* a process's (split): name id + 1 -> NAME_* */
+	struct fk_intern *procs;	/* process names -> i */
+	struct fk_intern *paths;	/* (process name i, frames) -> j */
+	GArray *path_stacks;	/* uint32_t stack handle, by j */
 	int pid;		/* split: the process; its name is the main thread's */
 	char *comm;
 };
+
+/*
+ * What a doc knows of a name id (stacks.h): 0 nothing yet; else its one
+ * frame's index + 1, or NAME_SPLIT: its text holds more than one frame
+ * (an inlined chain), split at each use.
+ */
+#define NAME_SPLIT (UINT32_C(1) << 31)
 
 struct thread {
 	int pid, tid;
@@ -76,6 +90,7 @@ struct exports {
 	GArray *lines;			/* struct pprof_line */
 	GString *tmp, *names;
 	GString *key;			/* exports_sample_stack()'s */
+	GArray *path;			/* uint32_t: its process name and frames */
 };
 
 static struct doc *doc_new(const char *name, int pid, const char *comm)
@@ -88,6 +103,13 @@ static struct doc *doc_new(const char *name, int pid, const char *comm)
 	d->by_id = g_hash_table_new(g_direct_hash, g_direct_equal);
 	d->by_stack = g_array_new(FALSE, TRUE, sizeof(uint32_t));
 	d->by_number = g_hash_table_new(g_direct_hash, g_direct_equal);
+	if (pid < 0)
+		d->name_frame = g_array_new(FALSE, TRUE, sizeof(uint32_t));
+	else
+		d->name_frames = g_hash_table_new(g_direct_hash, g_direct_equal);
+	d->procs = fk_intern_new();
+	d->paths = fk_intern_new();
+	d->path_stacks = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	d->pid = pid;
 	d->comm = g_strdup(comm);
 	return d;
@@ -105,6 +127,13 @@ static void doc_free(gpointer p)
 	g_hash_table_destroy(d->by_id);
 	g_array_free(d->by_stack, TRUE);
 	g_hash_table_destroy(d->by_number);
+	if (d->name_frame)
+		g_array_free(d->name_frame, TRUE);
+	if (d->name_frames)
+		g_hash_table_destroy(d->name_frames);
+	fk_intern_free(d->procs);
+	fk_intern_free(d->paths);
+	g_array_free(d->path_stacks, TRUE);
 	g_free(d->comm);
 	g_free(d);
 }
@@ -151,6 +180,7 @@ struct exports *exports_new(const struct export_opts *o)
 	x->tmp = g_string_new(NULL);
 	x->names = g_string_new(NULL);
 	x->key = g_string_new(NULL);
+	x->path = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	return x;
 }
 
@@ -180,6 +210,7 @@ void exports_free(struct exports *x)
 	g_string_free(x->tmp, TRUE);
 	g_string_free(x->names, TRUE);
 	g_string_free(x->key, TRUE);
+	g_array_free(x->path, TRUE);
 	g_free(x);
 }
 
@@ -359,6 +390,83 @@ static uint32_t doc_stack(struct exports *x, struct doc *d, const void *id,
 	return st;
 }
 
+/* Appends the frames of name id nid ("NAME", or "A;B" split) to x->path. */
+static void name_frames(struct exports *x, struct doc *d, struct stacks *sk, uint32_t nid)
+{
+	uint32_t *known = NULL, v = 0, f;
+	struct fk_str t;
+	size_t pos = 1;
+
+	if (d->name_frame) {
+		if (nid >= d->name_frame->len)
+			g_array_set_size(d->name_frame, nid + 1);
+		known = &g_array_index(d->name_frame, uint32_t, nid);
+		v = *known;
+	} else {
+		v = GPOINTER_TO_UINT(g_hash_table_lookup(d->name_frames, GUINT_TO_POINTER(nid + 1)));
+	}
+	if (v && v != NAME_SPLIT) {
+		f = v - 1;
+		g_array_append_val(x->path, f);
+		return;
+	}
+	t = stacks_name(sk, nid);	/* ";NAME" */
+	if (!v && !memchr(t.s + 1, ';', t.len - 1)) {
+		f = ss_frame(d->d, t.s + 1, t.len - 1);
+		g_array_append_val(x->path, f);
+		v = f + 1;
+	} else {
+		/* as frame_path_ids() splits a text: "a;;b" has an empty frame */
+		while (pos <= t.len) {
+			const char *semi = memchr(t.s + pos, ';', t.len - pos);
+			size_t end = semi ? (size_t)(semi - t.s) : t.len;
+
+			f = ss_frame(d->d, t.s + pos, end - pos);
+			g_array_append_val(x->path, f);
+			pos = end + 1;
+		}
+		v = NAME_SPLIT;
+	}
+	if (known)
+		*known = v;
+	else
+		g_hash_table_insert(d->name_frames, GUINT_TO_POINTER(nid + 1), GUINT_TO_POINTER(v));
+}
+
+/*
+ * doc_stack() of a stack of stacks.h by its number, without its text:
+ * the same handle, the same frames made in the same order.  A text seen
+ * before is its process name and frames seen before; a new one is made
+ * as ss_doc_stack_folded() makes a text's (ss_doc_stack_next()).
+ */
+static uint32_t doc_stack_view(struct exports *x, struct doc *d, struct stacks *sk,
+			       uint32_t stack, size_t root)
+{
+	struct stack_view v;
+	uint32_t proc, j, h;
+	bool added;
+
+	stacks_view(sk, stack, &v);
+	if (!v.proc_name.len) {
+		/* the root frame's text differs from its name's: by text */
+		stacks_key(sk, v.proc, stack, x->key);
+		return doc_stack(x, d, NULL, x->key->str, x->key->len, root);
+	}
+	proc = fk_intern_id(d->procs, v.proc_name.s, v.proc_name.len, NULL);
+	g_array_set_size(x->path, 0);
+	g_array_append_val(x->path, proc);
+	/* a text "PROC;" has no frames, not an empty one */
+	if (v.n > 1 || (v.n == 1 && stacks_name(sk, v.names[0]).len > 1))
+		for (uint32_t k = v.n; k-- > 0;)	/* root first */
+			name_frames(x, d, sk, v.names[k]);
+	j = fk_intern_id(d->paths, x->path->data, x->path->len * sizeof(uint32_t), &added);
+	if (!added)
+		return g_array_index(d->path_stacks, uint32_t, j);
+	h = ss_doc_stack_next(d->d, (const uint32_t *)(void *)x->path->data + 1, x->path->len - 1);
+	g_array_append_val(d->path_stacks, h);
+	return h;
+}
+
 static struct ss_profile *thread_profile(struct exports *x, struct thread *t,
 					 struct doc *d, int k)
 {
@@ -523,11 +631,10 @@ bool exports_keys_only(const struct exports *x)
 }
 
 void exports_sample_stack(struct exports *x, const struct perf_dlfilter_sample *ds,
-			  const struct perf_event_attr *attr, const char *comm, uint32_t stack,
-			  exports_key_fn *key_of, void *data, fk_count weight)
+			  const struct perf_event_attr *attr, const char *comm,
+			  struct stacks *sk, uint32_t stack, fk_count weight)
 {
 	struct thread *t = sample_thread(x, ds, attr, comm);
-	bool keyed = false;
 
 	g_assert(exports_keys_only(x));
 	for (int k = 0; k < 2; k++) {
@@ -547,11 +654,7 @@ void exports_sample_stack(struct exports *x, const struct perf_dlfilter_sample *
 								 GUINT_TO_POINTER(stack + 1)));
 		}
 		if (!h) {
-			if (!keyed)
-				key_of(data, stack, x->key);
-			keyed = true;
-			h = doc_stack(x, d, NULL, x->key->str, x->key->len,
-				      process_frame_len(x, comm, ds)) + 1;
+			h = doc_stack_view(x, d, sk, stack, process_frame_len(x, comm, ds)) + 1;
 			if (k == 0)
 				g_array_index(d->by_stack, uint32_t, stack) = h;
 			else

@@ -37,6 +37,7 @@
 #include "collapse/collapse.h"
 #include "core/count.h"
 #include "frames.h"
+#include "stacks.h"
 
 #include <glib.h>
 #include <perf/perf_dlfilter.h>
@@ -80,19 +81,15 @@ void exports_sample(struct exports *x, const struct perf_dlfilter_sample *ds,
  */
 bool exports_keys_only(const struct exports *x);
 
-/* Puts the folded text of the caller's stack number stack into key. */
-typedef void exports_key_fn(void *data, uint32_t stack, GString *key);
-
 /*
- * exports_sample() when exports_keys_only(), for a sample whose folded
- * key is the caller's stack number stack (the same for every sample with
- * this key, different for every other key, small: an array by number
- * grows with the distinct stacks, see stacks_key()); key_of(data, stack,
- * key) gives the key, called only for a stack new to an output.
+ * exports_sample() when exports_keys_only(), for a sample counted as
+ * stack number stack of sk (stacks_sample()): its frames are looked up
+ * by their name ids, each name once per output, and no text is made;
+ * what is written is what exports_sample() with the stack's key writes.
  */
 void exports_sample_stack(struct exports *x, const struct perf_dlfilter_sample *ds,
-			  const struct perf_event_attr *attr, const char *comm, uint32_t stack,
-			  exports_key_fn *key_of, void *data, fk_count weight);
+			  const struct perf_event_attr *attr, const char *comm,
+			  struct stacks *sk, uint32_t stack, fk_count weight);
 
 /* The wait thread tid began at since lasted ns (see offcpu_on_credit()). */
 void exports_credit(void *x, int tid, uint64_t since, uint64_t ns);

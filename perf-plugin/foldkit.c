@@ -41,7 +41,6 @@ struct state {
 	struct stacks *sk;	/* the folded stacks, without an inliner, and
 				 * with exports only when exports_keys_only()
 				 * and on-CPU (NULL: folded by the collapsers) */
-	uint32_t ex_proc;	/* the process of the sample being exported */
 	/* the process ids (stacks_proc()) of the last few samples' threads */
 	struct proc_memo {
 		struct profile *pr;
@@ -657,14 +656,6 @@ static uint32_t proc_of(struct state *st, struct profile *pr,
 	return m->proc;
 }
 
-/* The folded text of a stack of the sample being exported (exports_key_fn). */
-static void export_key(void *data, uint32_t stack, GString *key)
-{
-	struct state *st = data;
-
-	stacks_key(st->sk, st->ex_proc, stack, key);
-}
-
 /* A counted wait, to its stack (offcpu_switch_out_id()). */
 static void add_wait(void *sk, uint64_t id, fk_count weight)
 {
@@ -780,10 +771,8 @@ static int fold(struct state *st, const struct perf_dlfilter_sample *ds, void *c
 
 		n = fk_count_from_u64(!attr || attr->type != PERF_TYPE_TRACEPOINT ? ds->period : 1);
 		stack = stacks_sample(st->sk, ds, ctx, proc, n);
-		if (st->ex) {
-			st->ex_proc = proc;
-			exports_sample_stack(st->ex, ds, attr, comm, stack, export_key, st, n);
-		}
+		if (st->ex)
+			exports_sample_stack(st->ex, ds, attr, comm, st->sk, stack, n);
 		pr->samples++;
 		return 1;
 	}

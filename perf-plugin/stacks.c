@@ -646,6 +646,21 @@ void stacks_key(struct stacks *sk, uint32_t proc, uint32_t stack, GString *key)
 	key_write(sk, s, key->str);
 }
 
+void stacks_view(struct stacks *sk, uint32_t stack, struct stack_view *v)
+{
+	const struct stack *s = stack_at(sk, stack);
+
+	v->proc = s->proc;
+	v->proc_name = g_array_index(sk->procs, struct proc, s->proc).name;
+	v->names = nids_of(s);
+	v->n = s->n;
+}
+
+struct fk_str stacks_name(struct stacks *sk, uint32_t name)
+{
+	return fk_intern_str(sk->name_ids, name);
+}
+
 /* Room for len bytes of text in t. */
 static char *text_room(struct texts *t, size_t len)
 {

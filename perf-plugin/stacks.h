@@ -126,4 +126,22 @@ void stacks_set_threads(struct stacks *sk, unsigned n);
  */
 void stacks_key(struct stacks *sk, uint32_t proc, uint32_t stack, GString *key);
 
+/*
+ * A stack as kept, what its folded text is made of: the process name,
+ * then each name id's text (";NAME", or ";A;B" for an inlined chain),
+ * root first, the root's ';' dropped when the process name is empty (and
+ * a '#' starting it made '_').  Valid until the next stacks_*() call but
+ * for stacks_view() and stacks_name().
+ */
+struct stack_view {
+	uint32_t proc;			/* stacks_proc()'s id */
+	struct fk_str proc_name;	/* its text, e.g. "comm-pid" */
+	const uint32_t *names;		/* the frames' name ids, leaf first */
+	uint32_t n;
+};
+void stacks_view(struct stacks *sk, uint32_t stack, struct stack_view *v);
+
+/* The text of name id name: ";NAME" (see stack_view). */
+struct fk_str stacks_name(struct stacks *sk, uint32_t name);
+
 #endif

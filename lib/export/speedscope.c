@@ -72,6 +72,8 @@ struct ss_doc {
 	GString *key;
 	struct frame_path fp;		/* folded stacks' frames (add_folded) */
 	bool fp_stable;			/* the frames fp interned are stable */
+	VEC(uint32_t) next;		/* ss_doc_stack_next()'s last stack's
+					 * nodes, root first */
 	VEC(uint32_t) path;		/* for writing */
 	uint32_t last_stack;
 	uint64_t replaced, inexact;
@@ -138,6 +140,7 @@ void ss_doc_free(struct ss_doc *d)
 	g_array_free(d->node_of_key, TRUE);
 	g_string_free(d->key, TRUE);
 	frame_path_release(&d->fp);
+	g_free(d->next.v);
 	g_free(d->path.v);
 	g_free(d->name);
 	g_free(d);
@@ -311,6 +314,22 @@ uint32_t ss_doc_stack_folded(struct ss_doc *d, const char *stack, size_t len,
 	d->fp_stable = stable;
 	nodes = frame_path_ids(&d->fp, stack, len, stable, folded_node, d, &n);
 	return n ? nodes[n - 1] : ROOT;
+}
+
+uint32_t ss_doc_stack_next(struct ss_doc *d, const uint32_t *frames, size_t n)
+{
+	size_t keep = 0, m = n < d->next.n ? n : d->next.n;
+	uint32_t node;
+
+	while (keep < m && d->nodes.v[d->next.v[keep]].frame == frames[keep])
+		keep++;
+	node = keep ? d->next.v[keep - 1] : ROOT;
+	d->next.n = keep;
+	for (size_t i = keep; i < n; i++) {
+		node = node_new(d, node, frames[i]);
+		VEC_PUSH(d->next, node);
+	}
+	return node;
 }
 
 void ss_profile_add_folded(struct ss_profile *p, const char *stack, size_t len,

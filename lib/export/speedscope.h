@@ -102,6 +102,17 @@ uint32_t ss_doc_stack_folded(struct ss_doc *d, const char *stack, size_t len,
 			     bool stable);
 
 /*
+ * The stack handle of frames[0..n) (root first) made as
+ * ss_doc_stack_folded() makes that of their names: sharing only the
+ * frames it shares with the stack the call before gave (a prefix), with
+ * no lookup, so the same frames given twice apart get two handles (that
+ * write the same).  For a caller that keeps each distinct stack's handle
+ * and knows its frames' indexes: no text to make and split.  Its calls
+ * and ss_doc_stack_folded()'s share nothing.
+ */
+uint32_t ss_doc_stack_next(struct ss_doc *d, const uint32_t *frames, size_t n);
+
+/*
  * Appends a sample given as folded frames "root;...;leaf" (len may be 0).
  * stable: the bytes stay valid and unchanged until ss_doc_free() (a
  * mapped file, a fold_table's entry), so frame names are not copied.
