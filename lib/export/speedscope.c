@@ -49,6 +49,11 @@ struct frame {
 	uint32_t line;
 };
 
+/* A stack's text among those written (ss_doc_write()). */
+struct span {
+	size_t at, len;
+};
+
 struct ss_profile {
 	struct ss_doc *doc;
 	char *name;
@@ -75,6 +80,10 @@ struct ss_doc {
 	VEC(uint32_t) next;		/* ss_doc_stack_next()'s last stack's
 					 * nodes, root first */
 	VEC(uint32_t) path;		/* for writing */
+	/* while writing: each sampled stack's text "[0,1,2]", made once */
+	uint32_t *written;		/* node -> its span + 1 (0: not yet) */
+	VEC(struct span) spans;
+	VEC(char) texts;
 	uint32_t last_stack;
 	uint64_t replaced, inexact;
 	bool dropped;			/* a profile was dropped */
@@ -478,19 +487,19 @@ static void write_frames(struct ss_doc *d, struct out *o)
 	put(o, "]},\n");
 }
 
-/* One sample's frames, root first: "[0,1,2]" */
-static void write_stack(struct ss_doc *d, struct out *o, uint32_t node, bool first)
+/* Makes a stack's text "[0,1,2]" (its frames, root first) in d->texts. */
+static struct span stack_text(struct ss_doc *d, uint32_t node)
 {
 	const struct node *nodes = d->nodes.v;
+	struct span sp = { d->texts.n, 0 };
 	char *p;
 
 	d->path.n = 0;
 	for (; node != ROOT; node = nodes[node].parent)
 		VEC_PUSH(d->path, nodes[node].frame);
-	p = reserve(o, d->path.n * 11 + 4);
-	if (!first)
-		*p++ = ',';
-	*p++ = '\n';
+	while (d->texts.cap - d->texts.n < d->path.n * 11 + 2)
+		vec_grow((void **)&d->texts.v, &d->texts.cap, 1);
+	p = d->texts.v + d->texts.n;
 	*p++ = '[';
 	for (size_t k = d->path.n; k-- > 0;) {
 		p = put_u32(p, d->remap ? d->remap[d->path.v[k]] : d->path.v[k]);
@@ -499,6 +508,41 @@ static void write_stack(struct ss_doc *d, struct out *o, uint32_t node, bool fir
 	if (d->path.n)
 		p--;
 	*p++ = ']';
+	sp.len = (size_t)(p - (d->texts.v + d->texts.n));
+	d->texts.n += sp.len;
+	return sp;
+}
+
+/*
+ * One sample's frames: its stack's text, made at the stack's first
+ * sample (1.3 million samples of 127,000 stacks on the plugin's bench
+ * recording: each stack's frames walked and numbered once).
+ */
+static void write_stack(struct ss_doc *d, struct out *o, uint32_t node, bool first)
+{
+	struct span sp;
+	char *p;
+
+	if (node == ROOT) {
+		sp = (struct span){ 0, 0 };
+	} else if (d->written[node]) {
+		sp = d->spans.v[d->written[node] - 1];
+	} else {
+		sp = stack_text(d, node);
+		VEC_PUSH(d->spans, sp);
+		d->written[node] = (uint32_t)d->spans.n;
+	}
+	p = reserve(o, sp.len + 4);
+	if (!first)
+		*p++ = ',';
+	*p++ = '\n';
+	if (node == ROOT) {
+		*p++ = '[';
+		*p++ = ']';
+	} else {
+		memcpy(p, d->texts.v + sp.at, sp.len);
+		p += sp.len;
+	}
 	commit(o, p);
 }
 
@@ -590,6 +634,7 @@ int ss_doc_write(struct ss_doc *d, FILE *out, const char *name, GError **err)
 	g_ptr_array_sort(d->profiles, by_order);
 	if (d->dropped)
 		d->remap = frames_in_use(d);
+	d->written = g_new0(uint32_t, d->nodes.n + 1);
 	put(&o, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n"
 		"\"exporter\":\"foldkit\",\n\"name\":");
 	put_string(d, &o, d->name, strlen(d->name));
@@ -608,6 +653,13 @@ int ss_doc_write(struct ss_doc *d, FILE *out, const char *name, GError **err)
 	g_string_free(o.buf, TRUE);
 	g_free(d->remap);
 	d->remap = NULL;
+	g_free(d->written);
+	d->written = NULL;
+	g_free(d->spans.v);
+	g_free(d->texts.v);
+	d->spans.v = NULL;
+	d->texts.v = NULL;
+	d->spans.n = d->spans.cap = d->texts.n = d->texts.cap = 0;
 	if (o.failed || fflush(out) != 0 || ferror(out)) {
 		fk_error_at(err, FK_ERROR_IO, name, 0, "write error: %s",
 			    g_strerror(errno ? errno : EIO));
