@@ -49,6 +49,9 @@ struct thread {
 	bool pending;
 	uint32_t lset;			/* pprof: its labels (its current name) */
 	uint32_t pchain;		/* off-CPU: the wait's pprof chain */
+	uint32_t last;			/* exports_sample_stack(): its last
+					 * sample's stack number + 1 (0: none) */
+	uint32_t last_h[2];		/* and its stack handles + 1 */
 };
 
 /*
@@ -63,13 +66,16 @@ struct loc {
 	uint64_t id;		/* 0 until made */
 };
 
+/* Threads found without a lookup: many run in turn on a few CPUs. */
+#define RECENT_THREADS 256
+
 struct exports {
 	struct export_opts o;
 	struct doc *all;		/* speedscope=FILE */
 	GHashTable *procs;		/* pid -> struct doc, speedscope split */
 	GHashTable *threads;		/* pid << 32 | tid -> struct thread */
-	GHashTable *by_tid;		/* tid -> its latest struct thread */
-	struct thread *last;		/* the last sample's */
+	GHashTable *by_tid;		/* off-CPU: tid -> its latest struct thread */
+	struct thread *recent[RECENT_THREADS];	/* by tid, modulo: its latest */
 	bool typed;			/* the units are known */
 	enum ss_unit unit;
 	struct pprof_builder *pp;
@@ -258,9 +264,8 @@ static uint32_t label_set(struct exports *x, int pid, int tid, const char *comm)
 static struct thread *get_thread(struct exports *x, int pid, int tid, const char *comm)
 {
 	gint64 k = (gint64)((uint64_t)(uint32_t)pid << 32 | (uint32_t)tid);
-	struct thread *t = x->last;
+	struct thread **recent = &x->recent[(uint32_t)tid % RECENT_THREADS], *t = *recent;
 
-	/* a thread's samples mostly come in runs */
 	if (t && t->pid == pid && t->tid == tid && strcmp(t->comm, comm) == 0)
 		return t;
 	t = g_hash_table_lookup(x->threads, &k);
@@ -284,9 +289,10 @@ static struct thread *get_thread(struct exports *x, int pid, int tid, const char
 			if (t->prof[i])
 				ss_profile_set_name(t->prof[i], x->tmp->str);
 	}
-	if (g_hash_table_lookup(x->by_tid, GINT_TO_POINTER(tid)) != t)
+	/* (a recent thread is its tid's latest: the same slot) */
+	if (x->o.offcpu && g_hash_table_lookup(x->by_tid, GINT_TO_POINTER(tid)) != t)
 		g_hash_table_insert(x->by_tid, GINT_TO_POINTER(tid), t);
-	x->last = t;
+	*recent = t;
 	return t;
 }
 
@@ -635,6 +641,8 @@ void exports_sample_stack(struct exports *x, const struct perf_dlfilter_sample *
 			  struct stacks *sk, uint32_t stack, fk_count weight)
 {
 	struct thread *t = sample_thread(x, ds, attr, comm);
+	/* a thread's stack as before (a loop): its handles are known */
+	bool again = t->last == stack + 1;
 
 	g_assert(exports_keys_only(x));
 	for (int k = 0; k < 2; k++) {
@@ -645,7 +653,9 @@ void exports_sample_stack(struct exports *x, const struct perf_dlfilter_sample *
 		if (!d)
 			continue;
 		p = thread_profile(x, t, d, k);
-		if (k == 0) {
+		if (again) {
+			h = t->last_h[k];
+		} else if (k == 0) {
 			if (stack >= d->by_stack->len)
 				g_array_set_size(d->by_stack, stack + 1);
 			h = g_array_index(d->by_stack, uint32_t, stack);
@@ -661,8 +671,10 @@ void exports_sample_stack(struct exports *x, const struct perf_dlfilter_sample *
 				g_hash_table_insert(d->by_number, GUINT_TO_POINTER(stack + 1),
 						    GUINT_TO_POINTER(h));
 		}
+		t->last_h[k] = h;
 		t->pend[k] = ss_profile_add_stack(p, h - 1, weight);
 	}
+	t->last = stack + 1;
 	t->pending = x->o.offcpu;
 }
 
