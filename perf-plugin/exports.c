@@ -11,6 +11,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * A stack's text as its process name and frames: its hash, the name's
+ * index + 1 (0: an empty slot) and its stack handle.  The frames are the
+ * handle's: they are not kept twice.
+ */
+struct path_slot {
+	uint64_t hash;
+	uint32_t proc1, stack;
+};
+
 /* A speedscope document and the stack handles of the folded keys seen. */
 struct doc {
 	struct ss_doc *d;
@@ -28,8 +38,9 @@ struct doc {
 	GArray *name_frame;	/* speedscope=FILE's: uint32_t NAME_* by name id */
 	GHashTable *name_frames;	/* a process's (split): name id + 1 -> NAME_* */
 	struct fk_intern *procs;	/* process names -> i */
-	struct fk_intern *paths;	/* (process name i, frames) -> j */
-	GArray *path_stacks;	/* uint32_t stack handle, by j */
+	struct path_slot *paths;	/* (process name i, frames) -> stack
+					 * handle: open addressing */
+	size_t npaths, path_mask;
 	int pid;		/* split: the process; its name is the main thread's */
 	char *comm;
 };
@@ -96,7 +107,8 @@ struct exports {
 	GArray *lines;			/* struct pprof_line */
 	GString *tmp, *names;
 	GString *key;			/* exports_sample_stack()'s */
-	GArray *path;			/* uint32_t: its process name and frames */
+	uint32_t *path;			/* a stack's frames (doc_stack_view()) */
+	size_t npath, path_cap;
 };
 
 static struct doc *doc_new(const char *name, int pid, const char *comm)
@@ -114,8 +126,6 @@ static struct doc *doc_new(const char *name, int pid, const char *comm)
 	else
 		d->name_frames = g_hash_table_new(g_direct_hash, g_direct_equal);
 	d->procs = fk_intern_new();
-	d->paths = fk_intern_new();
-	d->path_stacks = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	d->pid = pid;
 	d->comm = g_strdup(comm);
 	return d;
@@ -138,8 +148,7 @@ static void doc_free(gpointer p)
 	if (d->name_frames)
 		g_hash_table_destroy(d->name_frames);
 	fk_intern_free(d->procs);
-	fk_intern_free(d->paths);
-	g_array_free(d->path_stacks, TRUE);
+	g_free(d->paths);
 	g_free(d->comm);
 	g_free(d);
 }
@@ -186,7 +195,6 @@ struct exports *exports_new(const struct export_opts *o)
 	x->tmp = g_string_new(NULL);
 	x->names = g_string_new(NULL);
 	x->key = g_string_new(NULL);
-	x->path = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	return x;
 }
 
@@ -216,7 +224,7 @@ void exports_free(struct exports *x)
 	g_string_free(x->tmp, TRUE);
 	g_string_free(x->names, TRUE);
 	g_string_free(x->key, TRUE);
-	g_array_free(x->path, TRUE);
+	g_free(x->path);
 	g_free(x);
 }
 
@@ -396,6 +404,16 @@ static uint32_t doc_stack(struct exports *x, struct doc *d, const void *id,
 	return st;
 }
 
+/* Appends frame f to x->path. */
+static inline void path_push(struct exports *x, uint32_t f)
+{
+	if (x->npath == x->path_cap) {
+		x->path_cap = x->path_cap ? x->path_cap * 2 : 256;
+		x->path = g_renew(uint32_t, x->path, x->path_cap);
+	}
+	x->path[x->npath++] = f;
+}
+
 /* Appends the frames of name id nid ("NAME", or "A;B" split) to x->path. */
 static void name_frames(struct exports *x, struct doc *d, struct stacks *sk, uint32_t nid)
 {
@@ -412,14 +430,13 @@ static void name_frames(struct exports *x, struct doc *d, struct stacks *sk, uin
 		v = GPOINTER_TO_UINT(g_hash_table_lookup(d->name_frames, GUINT_TO_POINTER(nid + 1)));
 	}
 	if (v && v != NAME_SPLIT) {
-		f = v - 1;
-		g_array_append_val(x->path, f);
+		path_push(x, v - 1);
 		return;
 	}
 	t = stacks_name(sk, nid);	/* ";NAME" */
 	if (!v && !memchr(t.s + 1, ';', t.len - 1)) {
 		f = ss_frame(d->d, t.s + 1, t.len - 1);
-		g_array_append_val(x->path, f);
+		path_push(x, f);
 		v = f + 1;
 	} else {
 		/* as frame_path_ids() splits a text: "a;;b" has an empty frame */
@@ -428,7 +445,7 @@ static void name_frames(struct exports *x, struct doc *d, struct stacks *sk, uin
 			size_t end = semi ? (size_t)(semi - t.s) : t.len;
 
 			f = ss_frame(d->d, t.s + pos, end - pos);
-			g_array_append_val(x->path, f);
+			path_push(x, f);
 			pos = end + 1;
 		}
 		v = NAME_SPLIT;
@@ -439,18 +456,42 @@ static void name_frames(struct exports *x, struct doc *d, struct stacks *sk, uin
 		g_hash_table_insert(d->name_frames, GUINT_TO_POINTER(nid + 1), GUINT_TO_POINTER(v));
 }
 
+/* Room for one more path in d->paths (a power of two, at most half full). */
+static void paths_reserve(struct doc *d)
+{
+	size_t n = d->path_mask ? (d->path_mask + 1) * 2 : 1024;
+	struct path_slot *old = d->paths;
+
+	if (d->path_mask && (d->npaths + 1) * 2 <= d->path_mask + 1)
+		return;
+	d->paths = g_new0(struct path_slot, n);
+	for (size_t k = 0; old && k <= d->path_mask; k++) {
+		size_t i = old[k].hash & (n - 1);
+
+		if (!old[k].proc1)
+			continue;
+		while (d->paths[i].proc1)
+			i = (i + 1) & (n - 1);
+		d->paths[i] = old[k];
+	}
+	g_free(old);
+	d->path_mask = n - 1;
+}
+
 /*
  * doc_stack() of a stack of stacks.h by its number, without its text:
  * the same handle, the same frames made in the same order.  A text seen
- * before is its process name and frames seen before; a new one is made
- * as ss_doc_stack_folded() makes a text's (ss_doc_stack_next()).
+ * before is its process name and frames seen before (two processes of
+ * one name with tables of their own; an inlined chain's name); a new one
+ * is made as ss_doc_stack_folded() makes a text's (ss_doc_stack_next()).
  */
 static uint32_t doc_stack_view(struct exports *x, struct doc *d, struct stacks *sk,
 			       uint32_t stack, size_t root)
 {
 	struct stack_view v;
-	uint32_t proc, j, h;
-	bool added;
+	uint32_t proc1;
+	uint64_t h;
+	size_t i;
 
 	stacks_view(sk, stack, &v);
 	if (!v.proc_name.len) {
@@ -458,19 +499,28 @@ static uint32_t doc_stack_view(struct exports *x, struct doc *d, struct stacks *
 		stacks_key(sk, v.proc, stack, x->key);
 		return doc_stack(x, d, NULL, x->key->str, x->key->len, root);
 	}
-	proc = fk_intern_id(d->procs, v.proc_name.s, v.proc_name.len, NULL);
-	g_array_set_size(x->path, 0);
-	g_array_append_val(x->path, proc);
+	proc1 = fk_intern_id(d->procs, v.proc_name.s, v.proc_name.len, NULL) + 1;
+	x->npath = 0;
 	/* a text "PROC;" has no frames, not an empty one */
 	if (v.n > 1 || (v.n == 1 && stacks_name(sk, v.names[0]).len > 1))
 		for (uint32_t k = v.n; k-- > 0;)	/* root first */
 			name_frames(x, d, sk, v.names[k]);
-	j = fk_intern_id(d->paths, x->path->data, x->path->len * sizeof(uint32_t), &added);
-	if (!added)
-		return g_array_index(d->path_stacks, uint32_t, j);
-	h = ss_doc_stack_next(d->d, (const uint32_t *)(void *)x->path->data + 1, x->path->len - 1);
-	g_array_append_val(d->path_stacks, h);
-	return h;
+	h = (uint64_t)proc1 * 0x9e3779b97f4a7c15ULL ^ x->npath;
+	for (size_t k = 0; k < x->npath; k++) {
+		h = (h ^ x->path[k]) * 0xbf58476d1ce4e5b9ULL;
+		h ^= h >> 31;
+	}
+	paths_reserve(d);
+	for (i = h & d->path_mask; d->paths[i].proc1; i = (i + 1) & d->path_mask) {
+		const struct path_slot *p = &d->paths[i];
+
+		if (p->hash == h && p->proc1 == proc1 &&
+		    ss_doc_stack_is(d->d, p->stack, x->path, x->npath))
+			return p->stack;
+	}
+	d->paths[i] = (struct path_slot){ h, proc1, ss_doc_stack_next(d->d, x->path, x->npath) };
+	d->npaths++;
+	return d->paths[i].stack;
 }
 
 static struct ss_profile *thread_profile(struct exports *x, struct thread *t,

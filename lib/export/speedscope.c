@@ -341,6 +341,15 @@ uint32_t ss_doc_stack_next(struct ss_doc *d, const uint32_t *frames, size_t n)
 	return node;
 }
 
+bool ss_doc_stack_is(const struct ss_doc *d, uint32_t stack, const uint32_t *frames,
+		     size_t n)
+{
+	for (; n > 0 && stack != ROOT; stack = d->nodes.v[stack].parent)
+		if (d->nodes.v[stack].frame != frames[--n])
+			return false;
+	return n == 0 && stack == ROOT;
+}
+
 void ss_profile_add_folded(struct ss_profile *p, const char *stack, size_t len,
 			   fk_count weight, bool stable)
 {

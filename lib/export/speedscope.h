@@ -112,6 +112,10 @@ uint32_t ss_doc_stack_folded(struct ss_doc *d, const char *stack, size_t len,
  */
 uint32_t ss_doc_stack_next(struct ss_doc *d, const uint32_t *frames, size_t n);
 
+/* Whether stack handle stack is that of frames[0..n) (root first). */
+bool ss_doc_stack_is(const struct ss_doc *d, uint32_t stack, const uint32_t *frames,
+		     size_t n);
+
 /*
  * Appends a sample given as folded frames "root;...;leaf" (len may be 0).
  * stable: the bytes stay valid and unchanged until ss_doc_free() (a
