@@ -7,6 +7,7 @@
 #include "export/speedscope.h"
 #include "profiles.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +110,15 @@ struct exports {
 	GString *key;			/* exports_sample_stack()'s */
 	uint32_t *path;			/* a stack's frames (doc_stack_view()) */
 	size_t npath, path_cap;
+	/* exports_write_begin()'s thread, and what it was given and gives */
+	pthread_t writer;
+	bool writing;
+	const char *(*name_of)(void *data, int pid);
+	bool (*selected)(void *data, int pid);
+	void *data;
+	int write_rc;
+	size_t write_nfiles;
+	GError *write_err;
 };
 
 static struct doc *doc_new(const char *name, int pid, const char *comm)
@@ -198,10 +208,17 @@ struct exports *exports_new(const struct export_opts *o)
 	return x;
 }
 
+static int write_all(struct exports *x, const char *(*name_of)(void *data, int pid),
+		     bool (*selected)(void *data, int pid), void *data, size_t *nfiles,
+		     GError **err);
+
 void exports_free(struct exports *x)
 {
 	if (!x)
 		return;
+	if (x->writing)
+		pthread_join(x->writer, NULL);
+	g_clear_error(&x->write_err);
 	doc_free(x->all);
 	if (x->procs)
 		g_hash_table_destroy(x->procs);
@@ -862,9 +879,9 @@ static int write_pprof(struct exports *x, bool (*selected)(void *data, int pid),
 	return rc;
 }
 
-int exports_write(struct exports *x, const char *(*name_of)(void *data, int pid),
-		  bool (*selected)(void *data, int pid), void *data, size_t *nfiles,
-		  GError **err)
+static int write_all(struct exports *x, const char *(*name_of)(void *data, int pid),
+		     bool (*selected)(void *data, int pid), void *data, size_t *nfiles,
+		     GError **err)
 {
 	GError *first = NULL, *e = NULL;
 
@@ -923,4 +940,41 @@ int exports_write(struct exports *x, const char *(*name_of)(void *data, int pid)
 		return -1;
 	}
 	return 0;
+}
+
+static void *write_run(void *data)
+{
+	struct exports *x = data;
+
+	x->write_rc = write_all(x, x->name_of, x->selected, x->data, &x->write_nfiles,
+				&x->write_err);
+	return NULL;
+}
+
+bool exports_write_begin(struct exports *x, const char *(*name_of)(void *data, int pid),
+			 bool (*selected)(void *data, int pid), void *data)
+{
+	/* split's files go to the directory the folded output makes; pprof's
+	 * build ids come from the frame cache */
+	if (x->writing || x->procs || x->o.pprof)
+		return false;
+	x->name_of = name_of;
+	x->selected = selected;
+	x->data = data;
+	x->writing = pthread_create(&x->writer, NULL, write_run, x) == 0;
+	return x->writing;
+}
+
+int exports_write(struct exports *x, const char *(*name_of)(void *data, int pid),
+		  bool (*selected)(void *data, int pid), void *data, size_t *nfiles,
+		  GError **err)
+{
+	if (!x->writing)
+		return write_all(x, name_of, selected, data, nfiles, err);
+	pthread_join(x->writer, NULL);
+	x->writing = false;
+	*nfiles = x->write_nfiles;
+	if (x->write_err)
+		g_propagate_error(err, g_steal_pointer(&x->write_err));
+	return x->write_rc;
 }

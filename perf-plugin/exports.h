@@ -109,4 +109,15 @@ int exports_write(struct exports *x, const char *(*name_of)(void *data, int pid)
 		  bool (*selected)(void *data, int pid), void *data, size_t *nfiles,
 		  GError **err);
 
+/*
+ * Starts exports_write() on a second thread, when it can (speedscope=
+ * alone, no split= files): the caller writes the folded output
+ * meanwhile, then calls exports_write(), which waits for it and returns
+ * what it gave (its arguments then unused).  name_of() and selected()
+ * must then be safe to call from another thread (they only read).  false
+ * when not started: exports_write() writes.
+ */
+bool exports_write_begin(struct exports *x, const char *(*name_of)(void *data, int pid),
+			 bool (*selected)(void *data, int pid), void *data);
+
 #endif

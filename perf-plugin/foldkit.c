@@ -1116,6 +1116,9 @@ int stop(void *data, void *ctx)
 		report_dropped(st);
 		fail_exit(st);
 	}
+	/* speedscope= written meanwhile on a second thread (threads=2) */
+	if (st->ex && st->o.threads > 1)
+		exports_write_begin(st->ex, exports_name, exports_selected, st->profiles);
 	rc = write_output(st, unit_of(st));
 	if (st->ex && write_exports(st) < 0)
 		rc = -1;

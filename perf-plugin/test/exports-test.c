@@ -3,7 +3,8 @@
  * perf: ":FILE:LINE" split off names, and off-CPU waits placed when they
  * began, weighed when counted, dropped when never counted, in threads
  * that rename themselves; samples given by stack number (stacks.h: no
- * text made) write what samples given by key write, whatever the names.  Built and
+ * text made) write what samples given by key write, whatever the names;
+ * a file written on a second thread.  Built and
  * run by test/scripts/plugin-unit.sh.
  */
 #include "../exports.c"
@@ -114,6 +115,7 @@ static char *by_stack(const char *dir, bool by_number)
 			exports_sample(x, &ds, NULL, e->comm, NULL, key->str, key->len, NULL, 0,
 				       fk_count_from_u64(i + 1));
 	}
+	CHECK(!exports_write_begin(x, NULL, NULL, NULL));	/* split= files: here */
 	CHECK(exports_write(x, NULL, NULL, NULL, &nfiles, &err) == 0 && nfiles == 3);
 	exports_free(x);
 	for (size_t i = 0; i < G_N_ELEMENTS(files); i++) {
@@ -168,6 +170,8 @@ int main(void)
 	exports_credit(x, 11, 300, 4000);
 	exports_credit(x, 11, 400, 9999);		/* nothing pending: ignored */
 	exports_credit(x, 99, 400, 9999);		/* an unknown thread */
+	/* written on a second thread, the result waited for */
+	CHECK(exports_write_begin(x, NULL, NULL, NULL));
 	CHECK(exports_write(x, NULL, NULL, NULL, &nfiles, &err) == 0 && nfiles == 0);
 	exports_free(x);
 	CHECK(g_file_get_contents(path, &json, NULL, NULL));

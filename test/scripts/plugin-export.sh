@@ -138,7 +138,11 @@ for f in "$T/direct/cpu.json" "$T"/dsplit/*; do
 	case $f in "$T/direct/"*) want=$T/${f#"$T/direct/"} ;; *) want=$T/split/${f#"$T/dsplit/"} ;; esac
 	cmp -s "$want" "$f" || fail "$(basename "$f") without pprof= differs from the one with it"
 done
-[ $FAILED = 0 ] && echo "ok speedscope= alone writes the same files as beside pprof= ($(ls "$T/dsplit" | wc -l) split files)"
+# threads=1: written on perf's thread, not meanwhile on a second one
+plugin "$T/cpu.data" tid threads=1 "speedscope=$T/direct/cpu.json" > /dev/null 2> "$T/err" ||
+	fail "plugin threads=1 speedscope= failed: $(head -3 "$T/err")"
+cmp -s "$T/cpu.json" "$T/direct/cpu.json" || fail "speedscope= with threads=1 differs"
+[ $FAILED = 0 ] && echo "ok speedscope= alone writes the same files as beside pprof= ($(ls "$T/dsplit" | wc -l) split files), with threads=1 too"
 # the per-process files hold the same threads
 for f in "$T"/split/*.speedscope.json; do got "$(basename "$f")" | grep -v '^group '; done |
 	awk '/^profile / { p = $0; print; next } { print p "\t" $0 }' | sort > "$T/got.split"
