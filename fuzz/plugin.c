@@ -277,6 +277,29 @@ static void sum_entry(struct fold_entry *e, void *data)
 		   "a stack the folded format cannot carry: '%s'", e->stack);
 }
 
+/* A stack's folded text made from stacks_view() as stacks.h says it is made. */
+static void view_key(struct stacks *sk, uint32_t stack, GString *key)
+{
+	struct stack_view v;
+	bool first;
+
+	stacks_view(sk, stack, &v);
+	first = !v.proc_name.len;
+	g_string_truncate(key, 0);
+	g_string_append_len(key, v.proc_name.s, (gssize)v.proc_name.len);
+	for (uint32_t k = v.n; k-- > 0;) {
+		struct fk_str t = stacks_name(sk, v.names[k]);
+		size_t at = key->len;
+
+		FUZZ_CHECK(t.len && t.s[0] == ';', "stacks_name() without its ';': '%.*s'",
+			   (int)t.len, t.s);
+		g_string_append_len(key, t.s + first, (gssize)t.len - first);
+		if (first && key->len > at && key->str[at] == '#')
+			key->str[at] = '_';
+		first = false;
+	}
+}
+
 /* stacks_sample()'s table holds what stacks_chain() and stacks_key() give. */
 static void same_entry(struct fold_entry *e, void *data)
 {
@@ -447,6 +470,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			stacks_key(sk, proc, node, key);
 			FUZZ_CHECK(key->len == key2->len && memcmp(key->str, key2->str, key->len) == 0,
 				   "stacks.h folds '%s', the collapser '%s'", key->str, key2->str);
+			view_key(sk, node, key2);	/* what speedscope= reads */
+			FUZZ_CHECK(key->len == key2->len && memcmp(key->str, key2->str, key->len) == 0,
+				   "stacks_view() reads '%s', stacks_key() '%s'", key2->str, key->str);
 			if (key->len)
 				fold_table_add(by_chain, key->str, key->len, FK_COUNT_ONE);
 			collapser_stack_key(pr->c, &s, key);
