@@ -550,7 +550,7 @@ static void sort_entries(struct fold_entry **v, size_t n)
 
 /*
  * How many of the ascending a[0..n) sort before the stack x (none equals it: the
- * table's stacks are distinct).  A galloping search, 1, 2, 4 ... ahead
+ * table's stacks are distinct).  Past the first four, a galloping search, 1, 2, 4 ... ahead
  * and then halving: about 2 log2 k comparisons for a block of k, so two
  * runs that interleave in long blocks merge in few comparisons.
  */
@@ -559,6 +559,12 @@ static size_t count_before(struct fold_entry *const *a, size_t n,
 {
 	size_t lo = 0, step = 1, hi;
 
+	/* most blocks are short, and a run's stacks lie in memory in its
+	 * order: the first few are tested one by one, reading them as the
+	 * write will, before galloping jumps */
+	for (; lo < 4; lo++)
+		if (lo == n || stack_cmp(a[lo]->stack, a[lo]->len, x, xlen) >= 0)
+			return lo;
 	while (lo + step - 1 < n &&
 	       stack_cmp(a[lo + step - 1]->stack, a[lo + step - 1]->len, x, xlen) < 0) {
 		lo += step;
