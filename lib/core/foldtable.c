@@ -550,9 +550,10 @@ static void sort_entries(struct fold_entry **v, size_t n)
 
 /*
  * How many of the ascending a[0..n) sort before the stack x (none equals it: the
- * table's stacks are distinct).  Past the first four, a galloping search, 1, 2, 4 ... ahead
- * and then halving: about 2 log2 k comparisons for a block of k, so two
- * runs that interleave in long blocks merge in few comparisons.
+ * table's stacks are distinct).  Past the first four, a galloping search,
+ * 1, 2, 4 ... ahead and then halving: about 2 log2 k comparisons for a
+ * block of k, so two runs that interleave in long blocks merge in few
+ * comparisons.
  */
 static size_t count_before(struct fold_entry *const *a, size_t n,
 			   const char *x, size_t xlen)
