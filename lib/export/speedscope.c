@@ -81,7 +81,7 @@ struct ss_doc {
 					 * nodes, root first */
 	VEC(uint32_t) path;		/* for writing */
 	/* while writing: each sampled stack's text "[0,1,2]", made once */
-	uint32_t *written;		/* node -> its span + 1 (0: not yet) */
+	uint32_t *written;		/* node + 1 -> its span + 1 (0: not yet) */
 	VEC(struct span) spans;
 	VEC(char) texts;
 	uint32_t last_stack;
@@ -529,30 +529,22 @@ static struct span stack_text(struct ss_doc *d, uint32_t node)
  */
 static void write_stack(struct ss_doc *d, struct out *o, uint32_t node, bool first)
 {
+	/* by node + 1: the root (ROOT + 1 wraps to 0), an empty stack, too */
+	uint32_t *w = &d->written[(uint32_t)(node + 1)];
 	struct span sp;
 	char *p;
 
-	if (node == ROOT) {
-		sp = (struct span){ 0, 0 };
-	} else if (d->written[node]) {
-		sp = d->spans.v[d->written[node] - 1];
-	} else {
-		sp = stack_text(d, node);
-		VEC_PUSH(d->spans, sp);
-		d->written[node] = (uint32_t)d->spans.n;
+	if (!*w) {
+		VEC_PUSH(d->spans, stack_text(d, node));
+		*w = (uint32_t)d->spans.n;
 	}
-	p = reserve(o, sp.len + 4);
+	sp = d->spans.v[*w - 1];
+	p = reserve(o, sp.len + 2);
 	if (!first)
 		*p++ = ',';
 	*p++ = '\n';
-	if (node == ROOT) {
-		*p++ = '[';
-		*p++ = ']';
-	} else {
-		memcpy(p, d->texts.v + sp.at, sp.len);
-		p += sp.len;
-	}
-	commit(o, p);
+	memcpy(p, d->texts.v + sp.at, sp.len);
+	commit(o, p + sp.len);
 }
 
 static void write_profile(struct ss_doc *d, struct ss_profile *p, struct out *o)
