@@ -606,22 +606,32 @@ static inline void run_head(struct run *r)
 	r->len = r->p[0]->len;
 }
 
-/* Restores the heap order of h[0..n) (least head first) below h[i]. */
+/*
+ * Restores the heap order of h[0..n) (least head first) below h[i].  The
+ * run whose block was just taken usually has a new head that sorts after
+ * most others (runs give their blocks one after another), so the hole
+ * goes down to a leaf along the lesser children, one comparison a level,
+ * and x climbs back from there: about half the comparisons of testing x
+ * against the lesser child at every level (Floyd's bottom-up sift).
+ */
 static void sift_down(struct run *h, size_t n, size_t i)
 {
 	struct run x = h[i];
+	size_t top = i, c;
 
-	for (;;) {
-		size_t c = 2 * i + 1;
-
-		if (c >= n)
-			break;
+	while ((c = 2 * i + 1) < n) {
 		if (c + 1 < n && run_less(&h[c + 1], &h[c]))
 			c++;
-		if (!run_less(&h[c], &x))
-			break;
 		h[i] = h[c];
 		i = c;
+	}
+	while (i > top) {
+		size_t parent = (i - 1) / 2;
+
+		if (!run_less(&x, &h[parent]))
+			break;
+		h[i] = h[parent];
+		i = parent;
 	}
 	h[i] = x;
 }
