@@ -78,6 +78,11 @@ static inline uint64_t load64(const unsigned char *p)
 	return v;
 }
 
+static inline uint64_t load64_be(const unsigned char *p)
+{
+	return __builtin_bswap64(load64(p));
+}
+
 static inline uint64_t mix(uint64_t h)
 {
 	h ^= h >> 33;
@@ -592,21 +597,44 @@ static size_t count_before(struct fold_entry *const *a, size_t n,
 	return lo;
 }
 
+/*
+ * The heads' first RUN_KEY * 8 bytes are kept in the heap, as numbers
+ * that compare as the bytes do: the heap's comparisons read a thousand
+ * runs' heads, long gone from the cache by the time each is read again,
+ * and stacks of different runs (processes, files) mostly differ within
+ * their first frame.
+ */
+#define RUN_KEY 4
 struct run {
 	struct fold_entry **p, **end;	/* what is left of a run */
 	const char *s;			/* p[0]'s stack, at hand */
 	size_t len;
+	uint64_t key[RUN_KEY];		/* s's first bytes, big-endian, 0 past len */
 };
 
+/*
+ * Where the keys differ, they order the stacks as stack_cmp() does, NUL
+ * bytes or not: at the first byte that differs, a padding 0 stands for
+ * the end of a stack that is a prefix of the other, and sorts first.
+ * Equal keys leave it to stack_cmp().
+ */
 static inline bool run_less(const struct run *a, const struct run *b)
 {
+	for (int i = 0; i < RUN_KEY; i++)
+		if (a->key[i] != b->key[i])
+			return a->key[i] < b->key[i];
 	return stack_cmp(a->s, a->len, b->s, b->len) < 0;
 }
 
 static inline void run_head(struct run *r)
 {
+	unsigned char b[RUN_KEY * 8] = { 0 };
+
 	r->s = r->p[0]->stack;
 	r->len = r->p[0]->len;
+	memcpy(b, r->s, r->len < sizeof(b) ? r->len : sizeof(b));
+	for (int i = 0; i < RUN_KEY; i++)
+		r->key[i] = load64_be(b + 8 * i);
 }
 
 /*
