@@ -687,7 +687,20 @@ static void merge_all(struct fold_entry **v, size_t n, const size_t *run, size_t
 		sift_down(h, nrun, i);
 	while (nrun > 1) {
 		const struct run *next = nrun > 2 && run_less(&h[2], &h[1]) ? &h[2] : &h[1];
-		size_t k = 1 + count_before(h[0].p + 1, (size_t)(h[0].end - h[0].p) - 1,
+		size_t k;
+
+		/*
+		 * count_before() reads the stacks after a run's head, not
+		 * read since the run's last block (a thousand blocks ago on
+		 * folded-kernel.txt): their entries are fetched when the run
+		 * gets its head, their bytes when it is next, a block before
+		 * they are read.
+		 */
+		if (next->end - next->p > 2) {
+			__builtin_prefetch(next->p[1]->stack);
+			__builtin_prefetch(next->p[2]->stack);
+		}
+		k = 1 + count_before(h[0].p + 1, (size_t)(h[0].end - h[0].p) - 1,
 					    next->s, next->len);
 
 		memcpy(out, h[0].p, k * sizeof(*out));
@@ -695,8 +708,13 @@ static void merge_all(struct fold_entry **v, size_t n, const size_t *run, size_t
 		h[0].p += k;
 		if (h[0].p == h[0].end)
 			h[0] = h[--nrun];
-		else
+		else {
 			run_head(&h[0]);
+			if (h[0].end - h[0].p > 2) {
+				__builtin_prefetch(h[0].p[1]);
+				__builtin_prefetch(h[0].p[2]);
+			}
+		}
 		sift_down(h, nrun, 0);
 	}
 	memcpy(out, h[0].p, (size_t)(h[0].end - h[0].p) * sizeof(*out));
