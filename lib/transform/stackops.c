@@ -194,9 +194,11 @@ static size_t frames_ending_in(const char *s, size_t len, const char mark[4], bo
 	if (len < 4 || memcmp(s + len - 4, mark, 4) != 0 || (no_vdso && vdso_start(s, len)))
 		return 0;
 	/* a ';' in the last 4 bytes would be one in mark; one in the first
-	 * 4 ends a frame too short to hold it */
-	if (memchr(s, ';', len < 8 ? len - 4 : 4))
-		return 0;
+	 * 4 ends a frame too short to hold it (tested here, not by a
+	 * memchr() call for 4 bytes on every stack) */
+	for (size_t j = 0; j < (len < 8 ? len - 4 : 4); j++)
+		if (s[j] == ';')
+			return 0;
 	if (len < 8)
 		return 1;
 #ifdef __SSE2__
@@ -258,6 +260,7 @@ struct frame_matcher {
 	char *lit;		/* fixed-string needle (lowercased for ICASE) */
 	size_t litlen;
 	bool at_start, at_end;	/* lit must begin / end the frame */
+	bool lit_semi;		/* lit holds a ';': it matches frame by frame */
 	uint32_t head4, tail4;	/* lit's first and last 4 bytes, if 4 to 8 long */
 	GRegex *re;		/* one frame is the whole subject */
 	GRegex *re_lines;	/* the stack with ';' as '\n'; NULL if unsafe */
@@ -424,6 +427,7 @@ struct frame_matcher *frame_matcher_new(const char *pattern, unsigned flags,
 	if (lit) {
 		m->litlen = strlen(lit);
 		m->lit = flags & FRAME_MATCH_ICASE ? g_ascii_strdown(lit, -1) : g_strdup(lit);
+		m->lit_semi = memchr(m->lit, ';', m->litlen) != NULL;
 		g_free(lit);
 		if (m->litlen >= 4 && m->litlen <= 8) {
 			memcpy(&m->head4, m->lit, 4);
@@ -578,7 +582,7 @@ static bool find_literal(struct frame_matcher *m, const char *stack, size_t len,
 	const char *hay = stack, *p;
 	size_t pos = 0;
 
-	if (m->litlen == 0 || memchr(m->lit, ';', m->litlen))
+	if (m->litlen == 0 || m->lit_semi)
 		return m->litlen == 0 && find_by_frame(m, stack, len, hit);
 	if (m->flags & FRAME_MATCH_ICASE)
 		hay = lowered(m, stack, len);
@@ -1082,7 +1086,7 @@ static void keep_frames(struct stack_filter *f, const char *s, size_t start,
 static bool whole_stack_literal(const struct frame_matcher *m)
 {
 	return m->lit && m->litlen && !(m->flags & FRAME_MATCH_ICASE) &&
-	       !memchr(m->lit, ';', m->litlen);
+	       !m->lit_semi;
 }
 
 /*
