@@ -115,6 +115,26 @@ struct perfdata {
 	GHashTable *late;	/* pid -> 1: processes of those records */
 	GHashTable *switch_ins;	/* tid -> GArray of uint64_t: its switch-ins' times */
 	uint64_t switches;	/* SWITCH records read, in and out */
+	struct may_map *may_map;	/* perfdata_may_map()'s, once read */
+};
+
+/*
+ * perfdata_may_map() asks for a user address perf finds in no map, which
+ * a build's short-lived processes have many of: each process's ranges
+ * merged and sorted, searched by halves, and the process it was forked
+ * from found once, not by a lookup per step of each walk.
+ */
+struct spans {
+	struct range *r;	/* sorted by start, disjoint, none empty */
+	guint n;
+	struct spans *parent;	/* the process it was forked from, or NULL */
+};
+
+struct may_map {
+	GHashTable *pids;	/* pid -> struct spans */
+	/* the last pid asked about: most ask about the same process */
+	int last_pid;
+	const struct spans *last;
 };
 
 /*
@@ -1015,6 +1035,71 @@ static void sort_changes(struct perfdata *pd)
 		g_array_sort(v, cmp_time);
 }
 
+static void free_spans(gpointer p)
+{
+	struct spans *sp = p;
+
+	g_free(sp->r);
+	g_free(sp);
+}
+
+static struct spans *spans_of(GHashTable *pids, int pid)
+{
+	struct spans *sp = g_hash_table_lookup(pids, GINT_TO_POINTER(pid));
+
+	if (!sp) {
+		sp = g_new0(struct spans, 1);
+		g_hash_table_insert(pids, GINT_TO_POINTER(pid), sp);
+	}
+	return sp;
+}
+
+static gint cmp_start(gconstpointer a, gconstpointer b)
+{
+	const struct range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* A process's ranges as spans: sorted, overlapping ones merged. */
+static void merge_ranges(struct spans *sp, const GArray *maps)
+{
+	guint n = 0;
+
+	sp->r = g_new(struct range, maps->len);
+	memcpy(sp->r, maps->data, maps->len * sizeof(struct range));
+	qsort(sp->r, maps->len, sizeof(struct range), cmp_start);
+	for (guint i = 0; i < maps->len; i++) {
+		const struct range *r = &sp->r[i];
+
+		if (r->start >= r->end)
+			continue;
+		if (n && r->start <= sp->r[n - 1].end)
+			sp->r[n - 1].end = MAX(sp->r[n - 1].end, r->end);
+		else
+			sp->r[n++] = *r;
+	}
+	sp->n = n;
+}
+
+static void index_maps(struct perfdata *pd)
+{
+	struct may_map *mm = g_new0(struct may_map, 1);
+	GHashTableIter it;
+	gpointer k, v;
+
+	mm->pids = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free_spans);
+	g_hash_table_iter_init(&it, pd->maps);
+	while (g_hash_table_iter_next(&it, &k, &v))
+		merge_ranges(spans_of(mm->pids, GPOINTER_TO_INT(k)), v);
+	g_hash_table_iter_init(&it, pd->parents);
+	while (g_hash_table_iter_next(&it, &k, &v))
+		spans_of(mm->pids, GPOINTER_TO_INT(k))->parent =
+			spans_of(mm->pids, GPOINTER_TO_INT(v));
+	mm->last_pid = -1;
+	pd->may_map = mm;
+}
+
 struct perfdata *perfdata_read(int fd, const char *name, GError **err)
 {
 	struct perfdata *pd;
@@ -1092,6 +1177,7 @@ struct perfdata *perfdata_read(int fd, const char *name, GError **err)
 	}
 out:
 	sort_changes(pd);
+	index_maps(pd);
 	if (r.error && !pd->damage)
 		set_damage(pd, "read error: %s", g_strerror(r.error));
 	g_free(r.buf);
@@ -1113,6 +1199,9 @@ void perfdata_free(struct perfdata *pd)
 	g_hash_table_destroy(pd->renames);
 	g_hash_table_destroy(pd->late);
 	g_hash_table_destroy(pd->switch_ins);
+	if (pd->may_map)
+		g_hash_table_destroy(pd->may_map->pids);
+	g_free(pd->may_map);
 	g_free(pd);
 }
 
@@ -1162,26 +1251,43 @@ const char *perfdata_process_name(const struct perfdata *pd, int pid, bool *from
 	return pr->exe;
 }
 
+/* Whether a span of sp holds addr. */
+static bool spans_hold(const struct spans *sp, uint64_t addr)
+{
+	guint lo = 0, hi = sp->n;
+
+	/* the first span starting past addr */
+	while (lo < hi) {
+		guint mid = lo + (hi - lo) / 2;
+
+		if (sp->r[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && addr < sp->r[lo - 1].end;
+}
+
 bool perfdata_may_map(const struct perfdata *pd, int pid, uint64_t addr)
 {
-	gpointer ppid;
+	struct may_map *mm = pd->may_map;
+	const struct spans *sp;
 
 	if (pd->compressed || pd->damage)
 		return true;	/* records not read */
+	if (pid != mm->last_pid) {
+		mm->last_pid = pid;
+		mm->last = g_hash_table_lookup(mm->pids, GINT_TO_POINTER(pid));
+	}
 	/* its own mappings, and those a late FORK may still copy from its
 	 * parent's, and from theirs (a bounded walk: a pid may be reused) */
+	if (!(sp = mm->last))
+		return false;
 	for (int depth = 0; depth < 64; depth++) {
-		const GArray *maps = g_hash_table_lookup(pd->maps, GINT_TO_POINTER(pid));
-
-		for (guint i = 0; maps && i < maps->len; i++) {
-			const struct range *r = &g_array_index(maps, struct range, i);
-
-			if (addr >= r->start && addr < r->end)
-				return true;
-		}
-		if (!g_hash_table_lookup_extended(pd->parents, GINT_TO_POINTER(pid), NULL, &ppid))
+		if (spans_hold(sp, addr))
+			return true;
+		if (!(sp = sp->parent))
 			return false;
-		pid = GPOINTER_TO_INT(ppid);
 	}
 	return true;
 }

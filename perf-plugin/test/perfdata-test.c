@@ -261,6 +261,79 @@ static void check_name(struct perfdata *pd, int pid, const char *want, bool want
 	}
 }
 
+/*
+ * perfdata_may_map() against the records themselves: processes with
+ * ranges unsorted, overlapping, nested, adjacent and empty, forked in
+ * chains (the walk stops past 64 processes, with true), every address
+ * near an end asked.
+ */
+#define MM_PROCS 80
+#define MM_RANGES 12
+static void check_may_map(void)
+{
+	struct range ranges[MM_PROCS][MM_RANGES];
+	int parent[MM_PROCS];
+	GByteArray *b = file_header();
+	GError *err = NULL;
+	struct perfdata *pd;
+	GRand *rnd = g_rand_new_with_seed(16);
+
+	for (int i = 0; i < MM_PROCS; i++) {
+		/* pids 100..179: a chain of 70 forks from 100 up, others alone
+		 * or forked from a process with no maps (200) */
+		parent[i] = i == 0 ? -1 : i < 70 ? 100 + i - 1 : i % 3 == 0 ? 200 : -1;
+		if (parent[i] >= 0)
+			fork_(b, 100 + i, parent[i], 100 + i, parent[i]);
+		for (int k = 0; k < MM_RANGES; k++) {
+			uint64_t start = 0x1000 * g_rand_int_range(rnd, 0, 64);
+			uint64_t len = 0x1000 * g_rand_int_range(rnd, 0, 8);
+
+			/* only a few processes map anything in the chain */
+			if (i < 70 && i % 17 != 5)
+				len = 0;
+			ranges[i][k] = (struct range){ start, start + len };
+			mmap2_at(b, 100 + i, "/lib/x.so", 5, start, len);
+		}
+	}
+	finish(b, 1000, 2000);
+	pd = read_bytes(b, &err);
+	CHECK(pd && !perfdata_damage(pd));
+	for (int i = 0; pd && i < MM_PROCS; i++) {
+		for (uint64_t a = 0; a <= 0x48000; a += 0x800) {
+			uint64_t at[] = { a, a + 1, a ? a - 1 : 0 };
+
+			for (size_t q = 0; q < G_N_ELEMENTS(at); q++) {
+				bool want = false;
+				int depth = 0, j = i;
+
+				/* the records, as perf would take them */
+				for (;;) {
+					for (int k = 0; k < MM_RANGES; k++)
+						want |= at[q] >= ranges[j][k].start &&
+							at[q] < ranges[j][k].end;
+					/* (200: a process with no records of its own) */
+					if (want || parent[j] != 100 + j - 1)
+						break;
+					if (++depth == 64) {
+						want = true;
+						break;
+					}
+					j = parent[j] - 100;
+				}
+				if (perfdata_may_map(pd, 100 + i, at[q]) != want) {
+					fprintf(stderr, "may_map(%d, %#" G_GINT64_MODIFIER "x): %d\n",
+						100 + i, at[q], !want);
+					check_failures++;
+				}
+			}
+		}
+	}
+	CHECK(pd && !perfdata_may_map(pd, 200, 0x1000) && !perfdata_may_map(pd, 300, 0x1000));
+	perfdata_free(pd);
+	g_byte_array_free(b, TRUE);
+	g_rand_free(rnd);
+}
+
 int main(void)
 {
 	GByteArray *b = file_header(), *c;
@@ -645,6 +718,7 @@ int main(void)
 	g_byte_array_unref(c);
 
 	g_byte_array_unref(b);
+	check_may_map();
 	cmd = g_strdup_printf("rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)
 		check_failures++;
