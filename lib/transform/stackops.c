@@ -180,16 +180,18 @@ static inline bool vdso_start(const char *s, size_t n)
 
 /*
  * When every frame of s[0..len) ends in the 4 bytes mark (none of them
- * ';') and, with no_vdso, none is a vDSO frame: 1 if there is one frame,
- * 2 if more; else 0.  A frame ends in mark where a ';' has mark just
- * before it, and so 16 positions are tested at once, with no loop over
- * the frames: this runs for the kernel frames at the end of nearly every
- * stack kfold --kernel and fgrep-stacks --exclude '_\[k\]$' read.
+ * ';') and, with no_vdso, none is a vDSO frame: the length of the first
+ * frame (len if it is the only one; never 0, the frame holds mark); else
+ * 0.  A frame ends in mark where a ';' has mark just before it, and so 16
+ * positions are tested at once, with no loop over the frames: this runs
+ * for the kernel frames at the end of nearly every stack kfold --kernel
+ * and fgrep-stacks --exclude '_\[k\]$' read.  The first ';' falls out of
+ * the same test, so kfold --keep-entry needs no search of its own for the
+ * entry frame's end.
  */
 static size_t frames_ending_in(const char *s, size_t len, const char mark[4], bool no_vdso)
 {
-	size_t i = 4;
-	bool more = false;
+	size_t i = 4, first = len;	/* where the first ';' is */
 
 	if (len < 4 || memcmp(s + len - 4, mark, 4) != 0 || (no_vdso && vdso_start(s, len)))
 		return 0;
@@ -200,7 +202,7 @@ static size_t frames_ending_in(const char *s, size_t len, const char mark[4], bo
 		if (s[j] == ';')
 			return 0;
 	if (len < 8)
-		return 1;
+		return len;
 #ifdef __SSE2__
 	if (len >= 20) {
 		const __m128i semi = _mm_set1_epi8(';'), m0 = _mm_set1_epi8(mark[0]),
@@ -232,6 +234,8 @@ static size_t frames_ending_in(const char *s, size_t len, const char mark[4], bo
 									 _mm_cmpeq_epi8(v, cd)));
 #undef LOADQ
 			bad |= sm & ~em;
+			if (sm && !semis)	/* the blocks go forward */
+				first = i + (size_t)__builtin_ctz(sm);
 			semis |= sm;
 			if (i + 16 >= len)
 				break;
@@ -239,8 +243,9 @@ static size_t frames_ending_in(const char *s, size_t len, const char mark[4], bo
 		if (bad)
 			return 0;
 		if (!(no_vdso && vd))
-			return semis ? 2 : 1;
+			return first;
 		i = 4;		/* perhaps a vDSO frame: the frames one by one */
+		first = len;
 	}
 #endif
 	for (; i < len - 4; i++)
@@ -248,9 +253,10 @@ static size_t frames_ending_in(const char *s, size_t len, const char mark[4], bo
 			if (memcmp(s + i - 4, mark, 4) != 0 ||
 			    (no_vdso && vdso_start(s + i + 1, len - i - 1)))
 				return 0;
-			more = true;
+			if (first == len)
+				first = i;
 		}
-	return more ? 2 : 1;
+	return first;
 }
 
 /* --- matching ------------------------------------------------------------ */
@@ -887,10 +893,11 @@ static inline void put(GString *out, size_t *n, const char *s, size_t len)
 
 /*
  * kfold --kernel's usual stack: its first kernel frame starts a run of
- * "NAME_[k]" frames to the leaf.  Returns 1 (one frame) or 2 (more) when
- * every frame of tail[0..len) is such a named kernel frame (no vDSO
- * frame, and with --keep-entry an entry that is no placeholder), else 0:
- * the frame-by-frame loop decides.  Nothing copied.
+ * "NAME_[k]" frames to the leaf.  Returns the length of the first frame
+ * (len if it is the only one) when every frame of tail[0..len) is such a
+ * named kernel frame (no vDSO frame, and with --keep-entry an entry that
+ * is no placeholder), else 0: the frame-by-frame loop decides.  Nothing
+ * copied.
  */
 static size_t kernel_tail(const struct kfolder *k, const char *tail, size_t len)
 {
@@ -906,7 +913,7 @@ const char *kfolder_apply(struct kfolder *k, const char *stack, size_t len,
 {
 	const char *run = NULL;	/* the name of the run being folded */
 	bool entry_only = false;	/* run printed as its entry frame so far */
-	size_t n = 0, start = kfold_first(k, stack, len), frames;
+	size_t n = 0, start = kfold_first(k, stack, len), entry;
 	struct frame_iter it;
 	struct frame fr;
 
@@ -914,13 +921,13 @@ const char *kfolder_apply(struct kfolder *k, const char *stack, size_t len,
 	if (start == SIZE_MAX)
 		return stack;
 	/* what the loop below makes of a kernel run to the leaf */
-	if (k->fast_kernel && (frames = kernel_tail(k, stack + start, len - start))) {
+	if (k->fast_kernel && (entry = kernel_tail(k, stack + start, len - start))) {
 		size_t keep = start;
 
 		if (k->o.keep_entry) {
-			if (frames == 1)
+			if (entry == len - start)	/* the entry is the leaf */
 				return stack;
-			keep = (size_t)((const char *)memchr(stack + start, ';', len - start) - stack) + 1;
+			keep = start + entry + 1;
 		}
 		g_string_set_size(k->out, keep + 8);
 		memcpy(k->out->str, stack, keep);
