@@ -78,11 +78,6 @@ static inline uint64_t load64(const unsigned char *p)
 	return v;
 }
 
-static inline uint64_t load64_be(const unsigned char *p)
-{
-	return __builtin_bswap64(load64(p));
-}
-
 static inline uint64_t mix(uint64_t h)
 {
 	h ^= h >> 33;
@@ -609,15 +604,10 @@ struct run {
 	struct fold_entry **p, **end;	/* what is left of a run */
 	const char *s;			/* p[0]'s stack, at hand */
 	size_t len;
-	uint64_t key[RUN_KEY];		/* s's first bytes, big-endian, 0 past len */
+	uint64_t key[RUN_KEY];		/* stack_key_at() of s at 0, 8, 16, 24 */
 };
 
-/*
- * Where the keys differ, they order the stacks as stack_cmp() does, NUL
- * bytes or not: at the first byte that differs, a padding 0 stands for
- * the end of a stack that is a prefix of the other, and sorts first.
- * Equal keys leave it to stack_cmp().
- */
+/* The heads' keys first (stack_key_at()); equal keys leave it to stack_cmp(). */
 static inline bool run_less(const struct run *a, const struct run *b)
 {
 	for (int i = 0; i < RUN_KEY; i++)
@@ -628,13 +618,10 @@ static inline bool run_less(const struct run *a, const struct run *b)
 
 static inline void run_head(struct run *r)
 {
-	unsigned char b[RUN_KEY * 8] = { 0 };
-
 	r->s = r->p[0]->stack;
 	r->len = r->p[0]->len;
-	memcpy(b, r->s, r->len < sizeof(b) ? r->len : sizeof(b));
 	for (int i = 0; i < RUN_KEY; i++)
-		r->key[i] = load64_be(b + 8 * i);
+		r->key[i] = stack_key_at(r->s, r->len, 8 * (size_t)i);
 }
 
 /*

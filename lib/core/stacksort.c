@@ -42,24 +42,6 @@ int stack_cmp(const char *a, size_t alen, const char *b, size_t blen)
 	return c ? c : (alen > blen) - (alen < blen);
 }
 
-/*
- * Eight bytes of e from depth d as a big-endian number, zero-padded past the
- * end: comparing these compares the bytes, and as stacks hold no NUL a
- * shorter stack sorts first.
- */
-static inline uint64_t key_at(const struct stack_key *e, size_t d)
-{
-	unsigned char b[8] = { 0 };
-
-	if (d + 8 <= e->len)
-		memcpy(b, e->p + d, 8);
-	else if (d < e->len)
-		memcpy(b, e->p + d, e->len - d);
-	return (uint64_t)b[0] << 56 | (uint64_t)b[1] << 48 | (uint64_t)b[2] << 40 |
-	       (uint64_t)b[3] << 32 | (uint64_t)b[4] << 24 | (uint64_t)b[5] << 16 |
-	       (uint64_t)b[6] << 8 | b[7];
-}
-
 static int cmp_from(const struct stack_key *x, const struct stack_key *y, size_t d)
 {
 	size_t n = (x->len < y->len ? x->len : y->len);
@@ -119,7 +101,7 @@ static void load_keys(struct stack_key *v, size_t n, size_t d)
 	for (size_t i = 0; i < n; i++) {
 		if (i + 8 < n)
 			__builtin_prefetch(v[i + 8].p + d);
-		v[i].key = key_at(&v[i], d);
+		v[i].key = stack_key_at(v[i].p, v[i].len, d);
 	}
 }
 

@@ -31,6 +31,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct fold_entry;
 
@@ -54,5 +55,24 @@ size_t stack_common_len(const char *a, size_t alen, const char *b, size_t blen);
 
 /* Bytewise order of a and b, a shorter one first: <0, 0 or >0. */
 int stack_cmp(const char *a, size_t alen, const char *b, size_t blen);
+
+/*
+ * Eight bytes of s[0..len) from depth d as a big-endian number, zero-padded
+ * past the end: where two stacks' numbers differ, they order the stacks as
+ * stack_cmp() does (a padding 0 at the end of a stack that is a prefix of
+ * the other sorts first); equal numbers leave it to the bytes past them.
+ */
+static inline uint64_t stack_key_at(const char *s, size_t len, size_t d)
+{
+	unsigned char b[8] = { 0 };
+
+	if (d + 8 <= len)
+		memcpy(b, s + d, 8);
+	else if (d < len)
+		memcpy(b, s + d, len - d);
+	return (uint64_t)b[0] << 56 | (uint64_t)b[1] << 48 | (uint64_t)b[2] << 40 |
+	       (uint64_t)b[3] << 32 | (uint64_t)b[4] << 24 | (uint64_t)b[5] << 16 |
+	       (uint64_t)b[6] << 8 | b[7];
+}
 
 #endif
