@@ -269,6 +269,8 @@ static bool recorded_may_map(void *data, int pid, uint64_t addr);
 static uint32_t recorded_map_gen(void *data, int pid, uint64_t time, uint64_t *until);
 static bool recorded_switch_in(void *data, int tid, uint64_t from, uint64_t to, uint64_t *time);
 static uint32_t recorded_name_gen(void *data, int tid, uint64_t time, uint64_t *until);
+static bool recorded_file_at(void *data, int pid, uint64_t addr, uint64_t time, uint32_t *file,
+			     const char **name, uint64_t *offset);
 
 /*
  * Whether perf script was given no option that selects samples (--pid,
@@ -398,6 +400,8 @@ int start(void **data, void *ctx)
 		 * frames but frame_cache_ip(), which keeps none (the exports
 		 * here need only the keys) */
 		frame_cache_set_lean(st->frames);
+		if (st->pd && perfdata_has_map_times(st->pd))
+			frame_cache_set_files(st->frames, recorded_file_at, st->pd);
 		st->sk = stacks_new(&st->co.names, st->frames, st->o.max_stack);
 		stacks_set_threads(st->sk, st->o.threads);
 	}
@@ -876,6 +880,19 @@ static bool recorded_switch_in(void *data, int tid, uint64_t from, uint64_t to, 
 static uint32_t recorded_map_gen(void *data, int pid, uint64_t time, uint64_t *until)
 {
 	return perfdata_map_gen(data, pid, time, until);
+}
+
+static bool recorded_file_at(void *data, int pid, uint64_t addr, uint64_t time, uint32_t *file,
+			     const char **name, uint64_t *offset)
+{
+	struct perfdata_file f;
+
+	if (!perfdata_file_at(data, pid, addr, time, &f))
+		return false;
+	*file = f.file;
+	*name = f.name;
+	*offset = f.offset;
+	return true;
 }
 
 static uint32_t recorded_name_gen(void *data, int tid, uint64_t time, uint64_t *until)

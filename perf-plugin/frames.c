@@ -25,6 +25,16 @@ struct slot {
 	uint32_t word;		/* the word's user's (frame_cache_word()) */
 };
 
+/*
+ * The name word of an offset in a file (frame_cache_set_files()): the word
+ * the caller set for the first address made a frame there; file 0: empty.
+ */
+struct file_frame {
+	uint64_t offset;
+	uint32_t file;		/* the file's number + 1 */
+	uint32_t word;		/* 0 until the caller sets one */
+};
+
 struct thread_rec {
 	int tid;
 	const char *comm;	/* interned in names */
@@ -73,6 +83,16 @@ struct frame_cache {
 	frame_cache_gen_fn *name_gen;
 	void *name_gen_data;
 	uint64_t until;		/* the last thread's space holds until then */
+	uint64_t now;		/* the current sample's time */
+	frame_cache_file_fn *file_at;	/* NULL: no frames shared by file */
+	void *file_at_data;
+	struct file_frame *file_frames;	/* open addressing */
+	size_t nfile_slots, nfile_frames;	/* a power of two, and used */
+	/* a file frame without a word, and the last slot made for it: the
+	 * word the caller sets there is copied at the next frame_slot() */
+	struct file_frame *wordless;
+	struct slot *wordless_slot;
+	uint64_t by_file, misplaced;	/* frame_cache_file_stats() */
 	bool word_claimed;	/* frame_cache_claim_word() said yes */
 	bool lean;		/* frame_cache_set_lean(): the store stays empty */
 	bool transient;		/* keep() keeps nothing: texts valid until the
@@ -136,6 +156,7 @@ void frame_cache_free(struct frame_cache *fc)
 	if (!fc)
 		return;
 	big_free(fc->slots, fc->nslots * sizeof(struct slot));
+	big_free(fc->file_frames, fc->nfile_slots * sizeof(struct file_frame));
 	g_string_chunk_free(fc->strings);
 	g_string_chunk_free(fc->names);
 	g_hash_table_destroy(fc->threads);
@@ -214,6 +235,7 @@ const char *frame_cache_note_comm(struct frame_cache *fc, int pid, int tid,
 	struct thread_rec *t;
 	guint gen;
 
+	fc->now = time;
 	if (!comm)
 		comm = "";
 	if (fc->last && tid == fc->last_tid && pid == fc->last_pid && time < fc->until &&
@@ -248,6 +270,7 @@ const char *frame_cache_known_comm(struct frame_cache *fc, int pid, int tid, uin
 {
 	struct thread_rec *t;
 
+	fc->now = time;
 	if (!fc->name_gen || tid <= 0)
 		return NULL;
 	if (fc->last && tid == fc->last_tid)
@@ -435,6 +458,92 @@ static void copy_chain(struct frame_cache *fc, size_t n)
 	fc->copied = true;
 }
 
+static inline size_t file_hash(uint32_t file, uint64_t offset)
+{
+	return (size_t)mix((uint64_t)file << 1 | 1, offset);
+}
+
+/* The file frame of (file + 1, offset), or the empty one where it would go. */
+static struct file_frame *file_frame_slot(struct frame_cache *fc, uint32_t file,
+					  uint64_t offset)
+{
+	size_t mask, i;
+
+	if ((fc->nfile_frames + 1) * 2 > fc->nfile_slots) {
+		struct file_frame *old = fc->file_frames;
+		size_t n = fc->nfile_slots;
+
+		fc->nfile_slots = n ? n * 2 : 1 << 12;
+		fc->file_frames = big_resize(NULL, 0, fc->nfile_slots * sizeof(*old));
+		mask = fc->nfile_slots - 1;
+		for (size_t k = 0; k < n; k++) {
+			if (!old[k].file)
+				continue;
+			for (i = file_hash(old[k].file, old[k].offset) & mask; fc->file_frames[i].file;
+			     i = (i + 1) & mask)
+				;
+			fc->file_frames[i] = old[k];
+		}
+		big_free(old, n * sizeof(*old));
+	}
+	mask = fc->nfile_slots - 1;
+	for (i = file_hash(file, offset) & mask; fc->file_frames[i].file; i = (i + 1) & mask)
+		if (fc->file_frames[i].file == file && fc->file_frames[i].offset == offset)
+			break;
+	return &fc->file_frames[i];
+}
+
+/*
+ * A new user address's slot s, when its file's offset was made a frame
+ * before (in any process): the word of that frame, without asking perf
+ * (and a frame id of its own, as any new slot).  Else false, and *ff
+ * the file frame to keep once perf places the address (NULL: none).
+ */
+static bool by_file(struct frame_cache *fc, struct slot *s, uint64_t space, uint64_t ip,
+		    struct file_frame **ff, const char **name)
+{
+	uint32_t file;
+	uint64_t offset;
+	struct file_frame *f;
+
+	*ff = NULL;
+	if (!fc->file_at || space >= NO_SPACE ||
+	    !fc->file_at(fc->file_at_data, (int)(uint32_t)space, ip, fc->now, &file, name, &offset))
+		return false;
+	f = file_frame_slot(fc, file + 1, offset);
+	if (!f->file) {
+		f->file = file + 1;
+		f->offset = offset;
+		fc->nfile_frames++;
+		*ff = f;	/* kept or emptied by the caller */
+		return false;
+	}
+	*s = (struct slot){ space, ip, (uint32_t)(fc->nused + 1), f->word };
+	if (!f->word) {
+		fc->wordless = f;
+		fc->wordless_slot = s;
+	}
+	fc->by_file++;
+	return true;
+}
+
+/*
+ * Whether perf placed an address where its file said (by_file()): else
+ * the recording's maps are not perf's, and no more frames are shared.
+ */
+static bool placed_as_file(struct frame_cache *fc, struct file_frame *ff, const char *name,
+			   bool found, const struct perf_dlfilter_al *al)
+{
+	if (found && al->dso && !al->is_kernel_ip && al->addr == ff->offset &&
+	    strcmp(al->dso, name) == 0)
+		return true;
+	fc->misplaced++;
+	fc->file_at = NULL;
+	*ff = (struct file_frame){ 0 };	/* the last one put: no other moves */
+	fc->nfile_frames--;
+	return false;
+}
+
 /*
  * The id of the frame of an address in a space, resolved and cached on
  * first sight, its slot in *sp; FRAME_CACHE_UNCACHED when it is not cached
@@ -447,9 +556,16 @@ static uint32_t frame_slot(struct frame_cache *fc, void *ctx, uint64_t space, ui
 {
 	struct perf_dlfilter_al al;
 	struct slot *s;
+	struct file_frame *ff = NULL;
+	const char *file_name = NULL;
 	size_t i;
-	bool found;
+	bool found, mapped;
 
+	if (fc->wordless) {
+		/* before any table moves */
+		fc->wordless->word = fc->wordless_slot->word;
+		fc->wordless = NULL;
+	}
 	if (space == NO_SPACE) {
 		found = locate(fc, ctx, space, ip, &al);
 		goto uncached;
@@ -464,9 +580,25 @@ static uint32_t frame_slot(struct frame_cache *fc, void *ctx, uint64_t space, ui
 		}
 		i = (i + 1) & (fc->nslots - 1);
 	}
-	found = locate(fc, ctx, space, ip, &al);
-	if ((!found || !al.dso) && space != KERNEL_SPACE && space != HV_SPACE &&
-	    (!fc->may_map || fc->may_map(fc->may_map_data, (int)(uint32_t)space, ip))) {
+	if (fc->lean && by_file(fc, s, space, ip, &ff, &file_name)) {
+		fc->nused++;
+		*sp = s;
+		return s->id - 1;
+	}
+	/*
+	 * A user address where the recording maps nothing for the process
+	 * is in no map of perf's either: "[unknown]" without asking perf (a
+	 * stack walked through code without frame pointers has many such)
+	 */
+	mapped = space == KERNEL_SPACE || space == HV_SPACE || !fc->may_map ||
+		 fc->may_map(fc->may_map_data, (int)(uint32_t)space, ip);
+	found = mapped && locate(fc, ctx, space, ip, &al);
+	if (ff && placed_as_file(fc, ff, file_name, found, &al)) {
+		/* its word: the one the caller sets in the slot made below */
+		fc->wordless = ff;
+		fc->wordless_slot = s;
+	}
+	if ((!found || !al.dso) && space != KERNEL_SPACE && space != HV_SPACE && mapped) {
 		/*
 		 * A user address in no map of the process (or one of no
 		 * file): perf may map a library there later (dlopen) and
@@ -527,6 +659,18 @@ static void resolve(struct frame_cache *fc, void *ctx, uint64_t space, uint64_t 
 	g_array_append_val(fc->ids, id);
 	if (fc->copied)
 		g_array_append_vals(fc->frames, &g_array_index(fc->store, struct perf_frame, id), 1);
+}
+
+void frame_cache_set_files(struct frame_cache *fc, frame_cache_file_fn *fn, void *data)
+{
+	fc->file_at = fn;
+	fc->file_at_data = data;
+}
+
+void frame_cache_file_stats(const struct frame_cache *fc, uint64_t *by_file, uint64_t *misplaced)
+{
+	*by_file = fc->by_file;
+	*misplaced = fc->misplaced;
 }
 
 void frame_cache_set_may_map(struct frame_cache *fc, frame_cache_may_map_fn *fn, void *data)

@@ -37,8 +37,9 @@
  * the process's threads changes its name (exec, prctl): a guess, wrong
  * for samples between an exec's COMM and its MMAPs.  Threads without a pid (pid 0: inside
  * a PID namespace, every thread outside it) share no address space, so
- * their user-space entries are resolved every time.  The cache grows with
- * the number of distinct addresses, never with the number of samples.
+ * their user-space entries are resolved every time.  Processes that map
+ * one file share its frames (frame_cache_set_files()).  The cache grows
+ * with the number of distinct addresses, never with the number of samples.
  */
 #ifndef FOLDKIT_PLUGIN_FRAMES_H
 #define FOLDKIT_PLUGIN_FRAMES_H
@@ -156,6 +157,29 @@ size_t frame_cache_ip(struct frame_cache *fc,
  */
 typedef bool frame_cache_may_map_fn(void *data, int pid, uint64_t addr);
 void frame_cache_set_may_map(struct frame_cache *fc, frame_cache_may_map_fn *fn, void *data);
+
+/*
+ * Shares a lean cache's frames between processes: fn says where perf
+ * finds a user address of process pid at time when it is in a file that
+ * perf names the same in every process mapping it (perfdata_file_at()):
+ * the file's number, its name and the address's offset in it.  A new
+ * address whose (file, offset) was made a frame before, in any process,
+ * then gets that frame (its id, and its word once set) without asking
+ * perf: the thousand processes of a build's compiler resolve each of its
+ * functions once, not once each.  Every address of such a file the cache
+ * still asks perf about checks fn's answer: perf must place it in a DSO
+ * of that name at that offset.  When perf does not, the cache stops
+ * sharing (frame_cache_file_stats() counts it).
+ */
+typedef bool frame_cache_file_fn(void *data, int pid, uint64_t addr, uint64_t time,
+				 uint32_t *file, const char **name, uint64_t *offset);
+void frame_cache_set_files(struct frame_cache *fc, frame_cache_file_fn *fn, void *data);
+
+/*
+ * The addresses given a frame by file, and those perf placed elsewhere
+ * than their file said (0 or 1: sharing stops at the first).
+ */
+void frame_cache_file_stats(const struct frame_cache *fc, uint64_t *by_file, uint64_t *misplaced);
 
 /*
  * Address spaces: user space is the process's (and generation's), see

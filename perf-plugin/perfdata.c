@@ -1,6 +1,7 @@
 #include "perfdata.h"
 
 #include "core/error.h"
+#include "core/intern.h"
 
 #include <errno.h>
 #include <string.h>
@@ -35,6 +36,7 @@ enum {
 	REC_FINISHED_INIT = 82,
 };
 #define MISC_EXEC (1 << 13)	/* COMM: at exec; MMAP: a data mapping */
+#define MISC_MMAP_BUILD_ID (1 << 14)	/* MMAP2: a build id, not an inode */
 #define MISC_SWITCH_OUT (1 << 13)	/* SWITCH: out, not in */
 #define PROT_X 4
 
@@ -116,6 +118,7 @@ struct perfdata {
 	GHashTable *switch_ins;	/* tid -> GArray of uint64_t: its switch-ins' times */
 	uint64_t switches;	/* SWITCH records read, in and out */
 	struct may_map *may_map;	/* perfdata_may_map()'s, once read */
+	struct file_index *files;	/* perfdata_file_at()'s */
 };
 
 /*
@@ -159,6 +162,36 @@ struct range {
 struct timed_range {
 	uint64_t time;
 	struct range r;
+};
+
+/*
+ * perfdata_file_at() places a user address in a mapping of a file that
+ * perf names the same in every process mapping it: the process's own
+ * MMAP and MMAP2 records, each with its time, its file's number and
+ * whether another of the process's records overlaps it (then none of the
+ * two is trusted: which one perf lays last is not asked).
+ */
+struct file_map {
+	struct range r;		/* first: sorted by cmp_range() */
+	uint64_t time, pgoff;
+	uint32_t file;		/* its file's number + 1; 0: none (see file_key()) */
+	bool overlapped;
+};
+
+struct file_maps {
+	GArray *maps;		/* struct file_map, sorted by start once read */
+	GArray *forks;		/* uint64_t: the times of FORKs making a process of this pid */
+	bool off;		/* a record without its time, or too many: none trusted */
+};
+
+/* where a file_key()'s name starts */
+#define FILE_KEY_NAME 25
+
+struct file_index {
+	GHashTable *pids;	/* pid -> struct file_maps */
+	struct fk_intern *keys;	/* file_key() -> its file's number */
+	int last_pid;		/* the last pid asked about, and its maps */
+	const struct file_maps *last;
 };
 
 struct changes {
@@ -284,6 +317,19 @@ static struct changes *changes_of(GHashTable *table, int id)
 		g_hash_table_insert(table, GINT_TO_POINTER(id), c);
 	}
 	return c;
+}
+
+static struct file_maps *file_maps_of(struct perfdata *pd, int pid)
+{
+	struct file_maps *fm = g_hash_table_lookup(pd->files->pids, GINT_TO_POINTER(pid));
+
+	if (!fm) {
+		fm = g_new0(struct file_maps, 1);
+		fm->maps = g_array_new(FALSE, FALSE, sizeof(struct file_map));
+		fm->forks = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+		g_hash_table_insert(pd->files->pids, GINT_TO_POINTER(pid), fm);
+	}
+	return fm;
 }
 
 /* Whether c can take one more change; past MAX_CHANGES, none are kept. */
@@ -446,10 +492,14 @@ static void on_fork(struct perfdata *pd, const uint8_t *p, size_t n)
 			g_array_append_val(c->ppids, ppid);
 		else
 			c->overflow = true;	/* too many to follow: no generations */
-		if (n >= 24)
-			note_change(pd, pid, u64(p + 16));
-		else
+		if (n >= 24) {
+			uint64_t time = u64(p + 16);
+
+			note_change(pd, pid, time);
+			g_array_append_val(file_maps_of(pd, pid)->forks, time);
+		} else {
 			pd->trailer_mixed = true;	/* no times: none are used */
+		}
 	}
 	if (pid == tid && pid != ppid) {
 		/* a new process: its parent's name and address space */
@@ -462,24 +512,86 @@ static void on_fork(struct perfdata *pd, const uint8_t *p, size_t n)
 	}
 }
 
+/*
+ * The number + 1 of the file an executable MMAP (name_at 32) or MMAP2 (64)
+ * record maps, told apart as perf tells its DSOs apart: by name and, for
+ * MMAP2, the device and inode or the build id the record gives; 0 for a
+ * mapping perf names after the process rather than a file, or whose file
+ * may not be the one of that name (deleted, replaced, a device or a
+ * memfd), or with no NUL-terminated name.
+ */
+static uint32_t file_key(struct perfdata *pd, const uint8_t *p, size_t n, size_t name_at,
+			 unsigned misc)
+{
+	static const char *const not_files[] = { "//", "/dev/", "/memfd:", "/tmp/perf-", "/SYSV" };
+	static const guint8 no_identity[24];
+	const char *name = (const char *)p + name_at;
+	size_t len = n > name_at ? strnlen(name, n - name_at) : 0;
+	GByteArray *key;
+	uint32_t id;
+
+	if (!len || len == n - name_at || name[0] != '/' || strstr(name, " (deleted)"))
+		return 0;
+	for (size_t i = 0; i < G_N_ELEMENTS(not_files); i++)
+		if (strncmp(name, not_files[i], strlen(not_files[i])) == 0)
+			return 0;
+	/* its kind, its identity (MMAP2's 24 bytes), the name and its NUL */
+	key = g_byte_array_sized_new((guint)(FILE_KEY_NAME + len + 1));
+	if (name_at == 64) {
+		g_byte_array_append(key, (const guint8 *)(misc & MISC_MMAP_BUILD_ID ? "b" : "i"), 1);
+		g_byte_array_append(key, p + 32, 24);
+	} else {
+		g_byte_array_append(key, (const guint8 *)"-", 1);
+		g_byte_array_append(key, no_identity, sizeof(no_identity));
+	}
+	g_byte_array_append(key, (const guint8 *)name, (guint)(len + 1));
+	id = fk_intern_id(pd->files->keys, key->data, key->len, NULL);
+	g_byte_array_free(key, TRUE);
+	return id + 1;
+}
+
+/* An MMAP or MMAP2 of a process, for perfdata_file_at(). */
+static void note_file_map(struct perfdata *pd, int pid, const uint8_t *p, size_t n,
+			  size_t name_at, unsigned misc, bool exec, bool timed, uint64_t time)
+{
+	struct file_maps *fm = file_maps_of(pd, pid);
+	struct file_map m = {
+		{ u64(p + 8), u64(p + 8) + u64(p + 16) }, time, u64(p + 24), 0, false,
+	};
+
+	if (fm->off)
+		return;
+	if (!timed || fm->maps->len >= MAX_RANGES || m.r.end < m.r.start) {
+		fm->off = true;
+		g_array_set_size(fm->maps, 0);
+		return;
+	}
+	if (exec)
+		m.file = file_key(pd, p, n, name_at, misc);
+	if (m.r.start < m.r.end)
+		g_array_append_val(fm->maps, m);
+}
+
 static void on_mmap(struct perfdata *pd, const uint8_t *p, size_t n, size_t name_at,
-		    bool exec)
+		    bool exec, unsigned misc)
 {
 	int pid = (int)u32(p);
 	const char *file, *base;
 	struct proc *pr;
 	struct range r = { u64(p + 8), u64(p + 8) + u64(p + 16) };
 	GArray *maps;
-
-	uint64_t time;
+	uint64_t time = 0;
 
 	if (r.end < r.start)
 		r.end = UINT64_MAX;
 	if (pid > 0) {
-		if (trailer_time(pd, p, n, name_at, &time))
+		bool timed = trailer_time(pd, p, n, name_at, &time);
+
+		if (timed)
 			note_mmap(pd, pid, time, r);
 		else
 			pd->trailer_mixed = true;	/* no times: none are used */
+		note_file_map(pd, pid, p, n, name_at, misc, exec, timed, time);
 		maps = g_hash_table_lookup(pd->maps, GINT_TO_POINTER(pid));
 		if (!maps) {
 			maps = g_array_new(FALSE, FALSE, sizeof(struct range));
@@ -679,10 +791,11 @@ static void walk(struct perfdata *pd, struct reader *r, uint64_t off, uint64_t e
 				pd->trailer_mixed = true;
 			break;
 		case REC_MMAP:
-			on_mmap(pd, p, size - 8, 32, !(misc & MISC_EXEC));
+			on_mmap(pd, p, size - 8, 32, !(misc & MISC_EXEC), misc);
 			break;
 		case REC_MMAP2:
-			on_mmap(pd, p, size - 8, 64, (u32(p + 56) & PROT_X) && !(misc & MISC_EXEC));
+			on_mmap(pd, p, size - 8, 64, (u32(p + 56) & PROT_X) && !(misc & MISC_EXEC),
+				misc);
 			break;
 		case REC_LOST:
 			pd->lost += u64(p + 8);
@@ -1100,6 +1213,63 @@ static void index_maps(struct perfdata *pd)
 	pd->may_map = mm;
 }
 
+static void free_file_maps(gpointer p)
+{
+	struct file_maps *fm = p;
+
+	g_array_unref(fm->maps);
+	g_array_unref(fm->forks);
+	g_free(fm);
+}
+
+static struct file_index *file_index_new(void)
+{
+	struct file_index *fi = g_new0(struct file_index, 1);
+
+	fi->pids = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free_file_maps);
+	fi->keys = fk_intern_new();
+	fi->last_pid = -1;
+	return fi;
+}
+
+static void file_index_free(struct file_index *fi)
+{
+	if (!fi)
+		return;
+	g_hash_table_destroy(fi->pids);
+	fk_intern_free(fi->keys);
+	g_free(fi);
+}
+
+/*
+ * Sorts each process's mappings by start and marks those that overlap;
+ * a process with a record that may reach perf late has none trusted.
+ */
+static void index_files(struct perfdata *pd)
+{
+	GHashTableIter it;
+	gpointer k, v;
+
+	g_hash_table_iter_init(&it, pd->late);
+	while (g_hash_table_iter_next(&it, &k, NULL))
+		file_maps_of(pd, GPOINTER_TO_INT(k))->off = true;
+	g_hash_table_iter_init(&it, pd->files->pids);
+	while (g_hash_table_iter_next(&it, NULL, &v)) {
+		struct file_maps *fm = v;
+		struct file_map *m = (struct file_map *)(void *)fm->maps->data;
+		uint64_t reach = 0;	/* the furthest end of the maps before */
+
+		g_array_sort(fm->maps, cmp_range);
+		g_array_sort(fm->forks, cmp_time);
+		for (guint i = 0; i < fm->maps->len; i++) {
+			if ((i > 0 && m[i].r.start < reach) ||
+			    (i + 1 < fm->maps->len && m[i + 1].r.start < m[i].r.end))
+				m[i].overlapped = true;
+			reach = MAX(reach, m[i].r.end);
+		}
+	}
+}
+
 struct perfdata *perfdata_read(int fd, const char *name, GError **err)
 {
 	struct perfdata *pd;
@@ -1150,6 +1320,7 @@ struct perfdata *perfdata_read(int fd, const char *name, GError **err)
 	pd->late = g_hash_table_new(g_direct_hash, g_direct_equal);
 	pd->switch_ins = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
 					       (GDestroyNotify)g_array_unref);
+	pd->files = file_index_new();
 	if (hsize == PIPE_HEADER) {
 		/* records up to the end; a cut shows as a last record cut short */
 		pd->pipe = true;
@@ -1178,6 +1349,7 @@ struct perfdata *perfdata_read(int fd, const char *name, GError **err)
 out:
 	sort_changes(pd);
 	index_maps(pd);
+	index_files(pd);
 	if (r.error && !pd->damage)
 		set_damage(pd, "read error: %s", g_strerror(r.error));
 	g_free(r.buf);
@@ -1202,6 +1374,7 @@ void perfdata_free(struct perfdata *pd)
 	if (pd->may_map)
 		g_hash_table_destroy(pd->may_map->pids);
 	g_free(pd->may_map);
+	file_index_free(pd->files);
 	g_free(pd);
 }
 
@@ -1376,5 +1549,50 @@ bool perfdata_switch_in(const struct perfdata *pd, int tid, uint64_t from, uint6
 	if (lo == a->len || g_array_index(a, uint64_t, lo) > to)
 		return false;
 	*time = g_array_index(a, uint64_t, lo);
+	return true;
+}
+
+bool perfdata_file_at(const struct perfdata *pd, int pid, uint64_t addr, uint64_t time,
+		      struct perfdata_file *f)
+{
+	struct file_index *fi = pd->files;
+	const struct file_map *m;
+	const struct file_maps *fm;
+	guint lo = 0, hi;
+	struct fk_str key;
+
+	if (!perfdata_has_map_times(pd) || pid <= 0)
+		return false;
+	if (pid != fi->last_pid) {
+		fi->last_pid = pid;
+		fi->last = g_hash_table_lookup(fi->pids, GINT_TO_POINTER(pid));
+	}
+	if (!(fm = fi->last) || fm->off)
+		return false;
+	/* the last mapping starting at or before addr: the only one that may
+	 * hold it, unless it overlaps another */
+	m = (const struct file_map *)(const void *)fm->maps->data;
+	hi = fm->maps->len;
+	while (lo < hi) {
+		guint mid = lo + (hi - lo) / 2;
+
+		if (m[mid].r.start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return false;
+	m += lo - 1;
+	if (addr >= m->r.end || m->overlapped || !m->file || m->time >= time)
+		return false;
+	/* a FORK of the pid after the mapping: perf dropped it for the parent's maps */
+	lo = times_before((const uint64_t *)(const void *)fm->forks->data, fm->forks->len, m->time);
+	if (lo < fm->forks->len && g_array_index(fm->forks, uint64_t, lo) <= time)
+		return false;
+	key = fk_intern_str(fi->keys, m->file - 1);
+	f->file = m->file - 1;
+	f->name = key.s + FILE_KEY_NAME;
+	f->offset = addr - m->r.start + m->pgoff;
 	return true;
 }

@@ -126,6 +126,28 @@ const char *perfdata_process_name(const struct perfdata *pd, int pid, bool *from
 bool perfdata_may_map(const struct perfdata *pd, int pid, uint64_t addr);
 
 /*
+ * Where perf finds a user address of process pid at time, when it is in
+ * a file that perf names the same in every process mapping it: in *f the
+ * file's number (the same for the same file: its name, and the device and
+ * inode or build id of MMAP2 records), its name, and the address's offset
+ * in it (addr - the mapping's start + its file offset), where perf places
+ * addr for this process as for any other.  False (nothing known) unless
+ * exactly one of the process's own executable mappings covers addr, made
+ * before time and since the FORK that made the process, overlapping none
+ * of its other mappings, of a file by name (not anonymous memory, a
+ * device, a memfd, a deleted file or perf's JIT maps), and
+ * perfdata_has_map_times() is true and no record of the process may reach
+ * perf late.
+ */
+struct perfdata_file {
+	uint32_t file;
+	const char *name;
+	uint64_t offset;
+};
+bool perfdata_file_at(const struct perfdata *pd, int pid, uint64_t addr, uint64_t time,
+		      struct perfdata_file *f);
+
+/*
  * When perf's view of a process's maps changes: perf changes it only at
  * the process's PERF_RECORD_MMAP and MMAP2 records (a new map replaces
  * the parts of older ones it overlaps; an exec's COMM drops nothing) and

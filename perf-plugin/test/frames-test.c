@@ -4,7 +4,11 @@
  * first seen is named after the library mapped there later (dlopen), as
  * perf script names it, while an address in a file's map is resolved once;
  * a process that execs names an address in the program perf maps there at
- * each sample, changed at its MMAP record, not at its exec's COMM.
+ * each sample, changed at its MMAP record, not at its exec's COMM; two
+ * processes mapping one file at different addresses share its frames,
+ * each resolved by perf once (until perf places one elsewhere than the
+ * file's map says); an address where the recording maps nothing is
+ * "[unknown]" without asking perf.
  * Built and run by test/scripts/plugin-unit.sh.
  */
 #include "../frames.c"
@@ -104,6 +108,108 @@ static void exe_leaf(struct frame_cache *fc, const char *comm, uint64_t time, ch
 	snprintf(buf, len, "%.*s", (int)f[0].dso.len, f[0].dso.s);
 }
 
+/*
+ * Processes 200 and 300 map /usr/bin/cc at different addresses (the
+ * file's first 64 KiB); perf resolves in the process of cur_base, and
+ * places addresses misplace bytes away from where the maps say.
+ */
+#define CC_SIZE 0x10000ull
+#define CC_BASE(pid) ((pid) == 200 ? 0x555500000000ull : 0x555600000000ull)
+static uint64_t cur_base;
+static uint64_t misplace;
+static int cc_lookups;
+
+static __s32 fake_resolve_cc(void *ctx, __u64 address, struct perf_dlfilter_al *al)
+{
+	(void)ctx;
+	cc_lookups++;
+	if (address < cur_base || address >= cur_base + CC_SIZE)
+		return -1;
+	al->sym = "compile";
+	al->symoff = (uint32_t)(address - cur_base);
+	al->dso = "/usr/bin/cc";
+	al->addr = address - cur_base + misplace;
+	return 0;
+}
+
+static bool fake_file_at(void *data, int pid, uint64_t addr, uint64_t time, uint32_t *file,
+			 const char **name, uint64_t *offset)
+{
+	(void)data;
+	(void)time;
+	if (addr < CC_BASE(pid) || addr >= CC_BASE(pid) + CC_SIZE)
+		return false;
+	*file = 0;
+	*name = "/usr/bin/cc";
+	*offset = addr - CC_BASE(pid);
+	return true;
+}
+
+static bool fake_may_map(void *data, int pid, uint64_t addr)
+{
+	(void)data;
+	return addr >= CC_BASE(pid) && addr < CC_BASE(pid) + CC_SIZE;
+}
+
+/* The word of the frame at offset in /usr/bin/cc of process pid: set to word when 0. */
+static uint32_t cc_word(struct frame_cache *fc, int pid, uint64_t offset, uint32_t word)
+{
+	uint32_t id, *w;
+
+	cur_base = CC_BASE(pid);
+	frame_cache_note_comm(fc, pid, pid, "cc", 10);
+	w = frame_cache_word(fc, NULL, frame_cache_space(fc), cur_base + offset, &id);
+	if (!w)
+		return UINT32_MAX;
+	if (!*w)
+		*w = word;
+	return *w;
+}
+
+static void test_shared_files(void)
+{
+	static const struct perf_dlfilter_fns fns = { .resolve_address = fake_resolve_cc };
+	struct frame_cache *fc = frame_cache_new(&fns, 127);
+	uint64_t by_file, misplaced;
+	uint32_t id;
+
+	frame_cache_set_lean(fc);
+	frame_cache_set_files(fc, fake_file_at, NULL);
+	frame_cache_set_may_map(fc, fake_may_map, NULL);
+	/* the first process resolves, the second gets its frame */
+	CHECK(cc_word(fc, 200, 0x100, 42) == 42);
+	CHECK(cc_lookups == 1);
+	CHECK(cc_word(fc, 300, 0x100, 99) == 42);
+	CHECK(cc_lookups == 1);
+	/* and the other way round */
+	CHECK(cc_word(fc, 300, 0x200, 43) == 43);
+	CHECK(cc_word(fc, 200, 0x200, 99) == 43);
+	CHECK(cc_lookups == 2);
+	/* each address once in its own process */
+	CHECK(cc_word(fc, 200, 0x100, 99) == 42);
+	CHECK(cc_lookups == 2);
+	frame_cache_file_stats(fc, &by_file, &misplaced);
+	CHECK(by_file == 2 && misplaced == 0);
+	/* an address the recording maps nothing at: unknown, perf not asked */
+	frame_cache_note_comm(fc, 300, 300, "cc", 10);
+	CHECK(frame_cache_word(fc, NULL, frame_cache_space(fc), 0x1000, &id));
+	CHECK_STR(frame_cache_word_frame(fc, NULL)->sym.s, "[unknown]");
+	CHECK(cc_lookups == 2);
+	/* perf places an address elsewhere than the file's map said: no
+	 * more sharing, every new address resolved by perf */
+	misplace = 8;
+	CHECK(cc_word(fc, 300, 0x300, 44) == 44);
+	CHECK(cc_word(fc, 200, 0x300, 45) == 45);
+	CHECK(cc_lookups == 4);
+	frame_cache_file_stats(fc, &by_file, &misplaced);
+	CHECK(by_file == 2 && misplaced == 1);
+	misplace = 0;
+	CHECK(cc_word(fc, 200, 0x400, 46) == 46);
+	CHECK(cc_word(fc, 300, 0x400, 47) == 47);
+	CHECK(cc_lookups == 6);
+	frame_cache_free(fc);
+}
+
 int main(void)
 {
 	static const struct perf_dlfilter_fns fns = { .resolve_address = fake_resolve_address };
@@ -177,5 +283,7 @@ int main(void)
 	CHECK(!frame_cache_known_comm(fc, 7, 7, 201));
 	CHECK_STR(frame_cache_known_comm(fc, 8, 8, 1000), "b");	/* no change of 8 */
 	frame_cache_free(fc);
+
+	test_shared_files();
 	return CHECK_DONE();
 }

@@ -2,7 +2,8 @@
  * perfdata-test - unit tests of the plugin's perf.data reader on files
  * built here record by record: process names (main thread, fork, exec,
  * executable), lost events, the sample times, switch-ins (perf record
- * --switch-events), and every kind of damage
+ * --switch-events), where an address is in a file (perfdata_file_at()),
+ * and every kind of damage
  * (cut short, unfinished, a record too short or too long, a cut pipe
  * file).  Built and run by test/scripts/plugin-unit.sh.
  */
@@ -84,22 +85,14 @@ static void attr(GByteArray *b, bool id_all)
 	record(b, REC_HEADER_ATTR, 0, a, sizeof(a));
 }
 
+static void mmap2_file(GByteArray *b, uint32_t pid, const char *file, uint64_t time,
+		       uint64_t addr, uint64_t len, uint64_t pgoff, uint64_t ino, uint32_t prot);
+
 /* An executable MMAP2 of pid at time of [addr, addr + len), with attr()'s trailer. */
 static void mmap2_timed_at(GByteArray *b, uint32_t pid, const char *file, uint64_t time,
 			   uint64_t addr, uint64_t len)
 {
-	guint8 p[64 + 32 + 32] = { 0 };
-	size_t name = (strlen(file) + 1 + 7) / 8 * 8;
-	uint64_t trailer[4] = { pid | (uint64_t)pid << 32, time, 1, 42 };
-
-	memcpy(p, &pid, 4);
-	memcpy(p + 4, &pid, 4);
-	memcpy(p + 8, &addr, 8);
-	memcpy(p + 16, &len, 8);
-	memcpy(p + 56, &(uint32_t){ 5 }, 4);
-	memcpy(p + 64, file, strlen(file) + 1);
-	memcpy(p + 64 + name, trailer, sizeof(trailer));
-	record(b, REC_MMAP2, 0, p, 64 + name + sizeof(trailer));
+	mmap2_file(b, pid, file, time, addr, len, 0, 0, 5);
 }
 
 /* An executable MMAP2 of pid at time, always at the same address. */
@@ -332,6 +325,109 @@ static void check_may_map(void)
 	perfdata_free(pd);
 	g_byte_array_free(b, TRUE);
 	g_rand_free(rnd);
+}
+
+/*
+ * An MMAP2 of pid at time of [addr, addr + len) at pgoff in file of inode
+ * ino, prot as given, with attr()'s trailer.
+ */
+static void mmap2_file(GByteArray *b, uint32_t pid, const char *file, uint64_t time,
+		       uint64_t addr, uint64_t len, uint64_t pgoff, uint64_t ino, uint32_t prot)
+{
+	guint8 p[64 + 64 + 32] = { 0 };
+	size_t name = (strlen(file) + 1 + 7) / 8 * 8;
+	uint64_t trailer[4] = { pid | (uint64_t)pid << 32, time, 1, 42 };
+
+	memcpy(p, &pid, 4);
+	memcpy(p + 4, &pid, 4);
+	memcpy(p + 8, &addr, 8);
+	memcpy(p + 16, &len, 8);
+	memcpy(p + 24, &pgoff, 8);
+	memcpy(p + 32, &(uint32_t){ 8 }, 4);	/* maj */
+	memcpy(p + 40, &ino, 8);
+	memcpy(p + 56, &prot, 4);
+	memcpy(p + 64, file, strlen(file) + 1);
+	memcpy(p + 64 + name, trailer, sizeof(trailer));
+	record(b, REC_MMAP2, 0, p, 64 + name + sizeof(trailer));
+}
+
+/* perfdata_file_at()'s answer for an address, as "NAME+0xOFFSET #NUMBER" or "-". */
+static const char *file_at(struct perfdata *pd, int pid, uint64_t addr, uint64_t time)
+{
+	static char buf[256];
+	struct perfdata_file f;
+
+	if (!perfdata_file_at(pd, pid, addr, time, &f))
+		return "-";
+	snprintf(buf, sizeof(buf), "%s+0x%" G_GINT64_MODIFIER "x #%u", f.name, f.offset, f.file);
+	return buf;
+}
+
+/*
+ * Where perf finds an address in a file: in the process's own executable
+ * mapping of a file by name, if exactly one holds the address, made before
+ * the sample and since the process's FORK; the file told apart by name
+ * and inode.
+ */
+static void check_file_at(void)
+{
+	GByteArray *c = pipe_file(true);
+	struct perfdata *pd;
+	GError *err = NULL;
+
+	record(c, REC_FORK, 0, (uint32_t[]){ 60, 1, 60, 1, 5, 0 }, 24);
+	mmap2_file(c, 60, "/usr/bin/cc", 10, 0x10000, 0x4000, 0x1000, 7, 5);
+	mmap2_file(c, 61, "/usr/bin/cc", 12, 0x20000, 0x4000, 0x1000, 7, 5);
+	mmap2_file(c, 62, "/usr/bin/cc", 12, 0x30000, 0x4000, 0x1000, 8, 5);	/* rebuilt */
+	mmap2_file(c, 60, "//anon", 14, 0x50000, 0x1000, 0, 0, 5);
+	mmap2_file(c, 60, "/usr/lib/old.so (deleted)", 14, 0x60000, 0x1000, 0, 9, 5);
+	mmap2_file(c, 60, "/usr/lib/data", 14, 0x70000, 0x1000, 0, 10, 1);	/* not code */
+	mmap2_file(c, 63, "/usr/lib/a.so", 10, 0x1000, 0x2000, 0, 11, 5);
+	mmap2_file(c, 63, "/usr/lib/b.so", 11, 0x2000, 0x2000, 0, 12, 5);	/* over a */
+	mmap2_file(c, 63, "/usr/lib/c.so", 11, 0x8000, 0x1000, 0, 13, 5);
+	mmap2_file(c, 64, "/usr/bin/old", 20, 0x40000, 0x1000, 0, 14, 5);	/* pid reused: */
+	record(c, REC_FORK, 0, (uint32_t[]){ 64, 1, 64, 1, 30, 0 }, 24);
+	mmap2_file(c, 64, "/usr/bin/new", 35, 0x48000, 0x1000, 0, 15, 5);
+	pd = read_bytes(c, &err);
+	CHECK(pd && !perfdata_damage(pd) && perfdata_has_map_times(pd));
+	if (pd) {
+		/* the same file in two processes: one number, one offset */
+		CHECK_STR(file_at(pd, 60, 0x10010, 20), "/usr/bin/cc+0x1010 #0");
+		CHECK_STR(file_at(pd, 61, 0x20010, 20), "/usr/bin/cc+0x1010 #0");
+		CHECK_STR(file_at(pd, 61, 0x23fff, 20), "/usr/bin/cc+0x4fff #0");
+		CHECK_STR(file_at(pd, 62, 0x30010, 20), "/usr/bin/cc+0x1010 #1");
+		/* before the mapping, at its very time, past its end */
+		CHECK_STR(file_at(pd, 60, 0x10010, 9), "-");
+		CHECK_STR(file_at(pd, 60, 0x10010, 10), "-");
+		CHECK_STR(file_at(pd, 60, 0x14000, 20), "-");
+		CHECK_STR(file_at(pd, 60, 0xfff0, 20), "-");
+		/* not a file's code */
+		CHECK_STR(file_at(pd, 60, 0x50010, 20), "-");
+		CHECK_STR(file_at(pd, 60, 0x60010, 20), "-");
+		CHECK_STR(file_at(pd, 60, 0x70010, 20), "-");
+		/* two mappings over one another: neither */
+		CHECK_STR(file_at(pd, 63, 0x1010, 20), "-");
+		CHECK_STR(file_at(pd, 63, 0x3010, 20), "-");
+		CHECK_STR(file_at(pd, 63, 0x8010, 20), "/usr/lib/c.so+0x10 #4");
+		/* a mapping of the pid before its FORK is not the new process's */
+		CHECK_STR(file_at(pd, 64, 0x40010, 25), "/usr/bin/old+0x10 #5");
+		CHECK_STR(file_at(pd, 64, 0x40010, 40), "-");
+		CHECK_STR(file_at(pd, 64, 0x48010, 40), "/usr/bin/new+0x10 #6");
+		/* another process's address space */
+		CHECK_STR(file_at(pd, 65, 0x10010, 20), "-");
+	}
+	perfdata_free(pd);
+	g_byte_array_unref(c);
+
+	/* without the records' times, nothing is known */
+	c = pipe_file(false);
+	mmap2_file(c, 60, "/usr/bin/cc", 10, 0x10000, 0x4000, 0x1000, 7, 5);
+	pd = read_bytes(c, &err);
+	CHECK(pd && !perfdata_has_map_times(pd));
+	if (pd)
+		CHECK_STR(file_at(pd, 60, 0x10010, 20), "-");
+	perfdata_free(pd);
+	g_byte_array_unref(c);
 }
 
 int main(void)
@@ -593,6 +689,9 @@ int main(void)
 		CHECK(perfdata_name_gen(pd, 6, 100, &until) == 1 && until == 200);
 		CHECK(perfdata_map_gen(pd, 7, 100, &until) == 0 && until == UINT64_MAX);
 		CHECK(perfdata_name_gen(pd, 7, 100, &until) == 0 && until == UINT64_MAX);
+		/* nor are its mappings placed, only the others' */
+		CHECK_STR(file_at(pd, 5, 0x400010, 300), "-");
+		CHECK_STR(file_at(pd, 7, 0x400010, 300), "/usr/bin/g+0x10 #2");
 	}
 	perfdata_free(pd);
 	/* without the rounds perf sorts the whole file: nothing is late */
@@ -719,6 +818,7 @@ int main(void)
 
 	g_byte_array_unref(b);
 	check_may_map();
+	check_file_at();
 	cmd = g_strdup_printf("rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)
 		check_failures++;
