@@ -5,15 +5,44 @@
  * --switch-events), where an address is in a file (perfdata_file_at()),
  * and every kind of damage
  * (cut short, unfinished, a record too short or too long, a cut pipe
- * file).  Built and run by test/scripts/plugin-unit.sh.
+ * file, a read error); and the reader's get() across its blocks.  Built
+ * and run by test/scripts/plugin-unit.sh.
  */
+#include <errno.h>
+#include <unistd.h>
+
+/* perfdata.c reads through fake_pread(), which fails as read_fail() says */
+static ssize_t fake_pread(int fd, void *buf, size_t n, off_t off);
+#define pread fake_pread
 #include "../perfdata.c"
+#undef pread
 #include "check.h"
 
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+static int64_t fail_at = -1;
+static int fail_errno;
+
+/* Reads of the bytes from at on fail with error, or end there if error is 0; -1: none. */
+static void read_fail(int64_t at, int error)
+{
+	fail_at = at;
+	fail_errno = error;
+}
+
+static ssize_t fake_pread(int fd, void *buf, size_t n, off_t off)
+{
+	if (fail_at >= 0 && off + (off_t)n > fail_at) {
+		if (off >= fail_at) {
+			errno = fail_errno;
+			return fail_errno ? -1 : 0;
+		}
+		n = (size_t)(fail_at - off);
+	}
+	return pread(fd, buf, n, off);
+}
 
 static void put64(GByteArray *b, uint64_t v) { g_byte_array_append(b, (guint8 *)&v, 8); }
 static void put32(GByteArray *b, uint32_t v) { g_byte_array_append(b, (guint8 *)&v, 4); }
@@ -252,6 +281,232 @@ static void check_name(struct perfdata *pd, int pid, const char *want, bool want
 			exe ? " (exe)" : "", want ? want : "(none)", want_exe ? " (exe)" : "");
 		check_failures++;
 	}
+}
+
+#define FILLER_MAX 65528	/* the largest record: its size is 16 bits, 8-aligned */
+
+/* A record of perf's own that walk() skips (HEADER_BUILD_ID), size bytes. */
+static void filler(GByteArray *b, size_t size)
+{
+	static const guint8 zero[FILLER_MAX];
+
+	record(b, 67, 0, zero, size - 8);
+}
+
+/* Fillers up to byte end exactly. */
+static void fill_to(GByteArray *b, uint64_t end)
+{
+	while (b->len < end)
+		filler(b, (size_t)MIN(end - b->len, FILLER_MAX));
+}
+
+/*
+ * Records up to past byte end: a COMM of pid 1000 + i named "proc-i", then
+ * a filler of 33 to 64 KiB, so that the blocks end in records of either
+ * kind.  Returns how many processes.
+ */
+static int many_records(GByteArray *b, uint64_t end)
+{
+	int n = 0;
+
+	for (; b->len < end; n++) {
+		char name[24];
+
+		snprintf(name, sizeof(name), "proc-%d", n);
+		comm(b, 1000 + n, 1000 + n, name, false);
+		filler(b, FILLER_MAX - 8 * (size_t)(n * 37 % 4000));
+	}
+	return n;
+}
+
+static void check_many(GByteArray *b, int n, bool pipe)
+{
+	GError *err = NULL;
+	struct perfdata *pd = read_bytes(b, &err);
+
+	CHECK(pd && !perfdata_damage(pd) && perfdata_is_pipe(pd) == pipe);
+	if (pd && perfdata_damage(pd))
+		fprintf(stderr, "%s\n", perfdata_damage(pd));
+	for (int i = 0; pd && i < n; i++) {
+		char name[24];
+
+		snprintf(name, sizeof(name), "proc-%d", i);
+		check_name(pd, 1000 + i, name, false);
+	}
+	perfdata_free(pd);
+	g_clear_error(&err);
+}
+
+/*
+ * get() of [off, off + n), n <= BLOCK, in a file of size bytes: the file's
+ * bytes wherever the reads fall (at the start, across a block's end, a
+ * whole block at an odd offset, backwards, the last byte), NULL past the
+ * end, which is no error; then walk()'s way, each record's header and then
+ * the record, records of 8 bytes to 64 KiB, to the end.
+ */
+static void check_get(uint64_t size)
+{
+	static const size_t sizes[] = { 24, 40, 65528, 8, 104, 65535, 4096 };
+	const struct { uint64_t off; size_t n; } at[] = {
+		{ 0, 16 }, { 0, 104 }, { BLOCK - 8, 16 }, { BLOCK - 8, 8 }, { BLOCK + 8, BLOCK },
+		{ 2 * (uint64_t)BLOCK + 7, 65535 }, { 7, BLOCK }, { size - BLOCK, BLOCK },
+		{ size - 1, 1 }, { 2 * (uint64_t)BLOCK - 1, 2 }, { 0, BLOCK },
+	};
+	GByteArray *b = g_byte_array_new();
+	char *path = g_build_filename(tmpdir, "get.data", NULL);
+	struct reader r = { .size = size };
+	uint64_t off = 0;
+	int bad = 0;
+
+	/* bytes that differ from their neighbours' a block away */
+	g_byte_array_set_size(b, (guint)size);
+	for (uint64_t i = 0; i < size; i++)
+		b->data[i] = (guint8)((i * 2654435761u) >> 24);
+	CHECK(g_file_set_contents(path, (const char *)b->data, b->len, NULL));
+	r.fd = open(path, O_RDONLY);
+	CHECK(r.fd >= 0);
+	r.buf = g_malloc(BLOCK);
+	for (size_t i = 0; i < G_N_ELEMENTS(at); i++) {
+		const uint8_t *p;
+
+		if (at[i].off > size || at[i].n > size - at[i].off)
+			continue;
+		p = get(&r, at[i].off, at[i].n);
+		if (!p || memcmp(p, b->data + at[i].off, at[i].n) != 0) {
+			fprintf(stderr, "file of %" G_GUINT64_FORMAT " bytes: get(%" G_GUINT64_FORMAT
+				", %zu): %s\n", size, at[i].off, at[i].n, p ? "other bytes" : "NULL");
+			check_failures++;
+		}
+	}
+	CHECK(!get(&r, size - 8, 9) && !get(&r, size + 1, 0) && !r.error);
+	for (size_t i = 0; off + 8 <= size; i++) {
+		size_t n = (size_t)MIN(sizes[i % G_N_ELEMENTS(sizes)], size - off);
+		const uint8_t *h = get(&r, off, 8), *p = get(&r, off, n);
+
+		bad += !h || !p || memcmp(p, b->data + off, n) != 0;
+		off += n;
+	}
+	if (bad) {
+		fprintf(stderr, "file of %" G_GUINT64_FORMAT " bytes: %d records read wrong\n",
+			size, bad);
+		check_failures++;
+	}
+	g_free(r.buf);
+	close(r.fd);
+	g_free(path);
+	g_byte_array_unref(b);
+}
+
+/* Files of several blocks, of one block exactly, and get() in them. */
+static void check_blocks(void)
+{
+	GByteArray *b = file_header(), *t = file_header();
+	char name[24];
+	size_t tail;
+	int n;
+
+	check_get(3 * (uint64_t)BLOCK + 4321);
+	check_get(BLOCK);
+	check_get(BLOCK - 1);
+	check_get(100);
+
+	/* four blocks, then a damaged record: found where it is */
+	n = many_records(b, 4 * (uint64_t)BLOCK);
+	finish(b, 0, 0);
+	check_many(b, n, false);
+	g_byte_array_set_size(b, (guint)(104 + u64(b->data + 48)));
+	{
+		uint64_t at = b->len;
+		char *want = g_strdup_printf("byte %" G_GUINT64_FORMAT ": a record of type 0", at);
+
+		record(b, 0, 0, NULL, 0);
+		finish(b, 0, 0);
+		expect_damage(b, want);
+		g_free(want);
+	}
+	g_byte_array_unref(b);
+
+	/* a file of one block exactly, features and all */
+	finish(t, 0, 0);
+	tail = t->len - 104;
+	b = file_header();
+	n = many_records(b, BLOCK - 3 * 65536);
+	fill_to(b, BLOCK - tail);
+	finish(b, 0, 0);
+	CHECK(b->len == BLOCK);
+	check_many(b, n, false);
+	g_byte_array_unref(b);
+	g_byte_array_unref(t);
+
+	/* a pipe file of one block exactly, and of one block and a record */
+	b = g_byte_array_new();
+	g_byte_array_append(b, (const guint8 *)"PERFILE2", 8);
+	put64(b, 16);
+	n = many_records(b, BLOCK - 3 * 65536);
+	snprintf(name, sizeof(name), "proc-%d", n);
+	/* (the last COMM's size: its header, pid, tid and name, 8-aligned) */
+	fill_to(b, BLOCK - (8 + (8 + strlen(name) + 1 + 7) / 8 * 8));
+	comm(b, 1000 + n, 1000 + n, name, false);
+	CHECK(b->len == BLOCK);
+	check_many(b, n + 1, true);
+	snprintf(name, sizeof(name), "proc-%d", n + 1);
+	comm(b, 1000 + n + 1, 1000 + n + 1, name, false);
+	check_many(b, n + 2, true);
+	g_byte_array_unref(b);
+}
+
+/*
+ * A read error, or the file ending early (it shrank), is "read error"
+ * damage; in the header, no perfdata.  The reads go a block at a time
+ * from the first record not in the last one, so an error anywhere in that
+ * block is reported before a damaged record in it.
+ */
+static void check_read_errors(void)
+{
+	GByteArray *b = file_header();
+	char *want = g_strdup_printf("read error: %s", g_strerror(EIO));
+	char *cut;
+	uint64_t start, bad;
+	GError *err = NULL;
+
+	/* (a record at the first block's end: the next read is for its header) */
+	many_records(b, BLOCK - 3 * 65536);
+	fill_to(b, BLOCK);
+	many_records(b, 3 * (uint64_t)BLOCK + BLOCK / 2);
+	finish(b, 0, 0);
+	read_fail(BLOCK + 100, EIO);
+	expect_damage(b, want);
+	read_fail(2 * (int64_t)BLOCK + 100, 0);
+	expect_damage(b, want);
+	/* in the features, after the data */
+	read_fail((int64_t)(104 + u64(b->data + 48)) + 8, EIO);
+	expect_damage(b, want);
+	read_fail(0, EIO);
+	CHECK(!read_bytes(b, &err) && err && err->code == FK_ERROR_IO &&
+	      strstr(err->message, g_strerror(EIO)));
+	g_clear_error(&err);
+	read_fail(-1, 0);
+	g_byte_array_unref(b);
+
+	/* the second read starts at a record across the first block's end */
+	b = file_header();
+	many_records(b, BLOCK - 3 * 65536);
+	fill_to(b, BLOCK - 1000);
+	start = b->len;
+	filler(b, 4096);
+	bad = b->len;
+	record(b, 0, 0, NULL, 0);
+	many_records(b, 3 * (uint64_t)BLOCK);
+	finish(b, 0, 0);
+	read_fail((int64_t)(start + BLOCK) - 8, EIO);
+	expect_damage(b, want);
+	read_fail((int64_t)(start + BLOCK), EIO);
+	cut = g_strdup_printf("byte %" G_GUINT64_FORMAT ": a record of type 0", bad);
+	expect_damage(b, cut);
+	read_fail(-1, 0);
+	g_free(cut);
+	g_free(want);
+	g_byte_array_unref(b);
 }
 
 /*
@@ -818,6 +1073,8 @@ int main(void)
 
 	g_byte_array_unref(b);
 	check_may_map();
+	check_blocks();
+	check_read_errors();
 	check_file_at();
 	cmd = g_strdup_printf("rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)
