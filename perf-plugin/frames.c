@@ -93,6 +93,10 @@ struct frame_cache {
 	struct file_frame *wordless;
 	struct slot *wordless_slot;
 	uint64_t by_file, misplaced;	/* frame_cache_file_stats() */
+	/* frame_cache_share_unmapped(): the frame of every user address
+	 * the recording maps nothing at, once one was made (id 0: not yet) */
+	bool share_unmapped;
+	struct slot unmapped;
 	bool word_claimed;	/* frame_cache_claim_word() said yes */
 	bool lean;		/* frame_cache_set_lean(): the store stays empty */
 	bool transient;		/* keep() keeps nothing: texts valid until the
@@ -559,7 +563,7 @@ static uint32_t frame_slot(struct frame_cache *fc, void *ctx, uint64_t space, ui
 	struct file_frame *ff = NULL;
 	const char *file_name = NULL;
 	size_t i;
-	bool found, mapped;
+	bool found, mapped, first_unmapped = false;
 
 	if (fc->wordless) {
 		/* before any table moves */
@@ -598,6 +602,21 @@ static uint32_t frame_slot(struct frame_cache *fc, void *ctx, uint64_t space, ui
 		fc->wordless = ff;
 		fc->wordless_slot = s;
 	}
+	if (!mapped && fc->lean && fc->share_unmapped) {
+		if (!fc->unmapped.id) {
+			first_unmapped = true;	/* made below, then shared */
+		} else {
+			if (!fc->unmapped.word) {
+				/* its caller names it from this one */
+				fc->transient = true;
+				fill(fc, ip, false, &al, f);
+				fc->transient = false;
+				fc->made = true;
+			}
+			*sp = &fc->unmapped;
+			return fc->unmapped.id - 1;
+		}
+	}
 	if ((!found || !al.dso) && space != KERNEL_SPACE && space != HV_SPACE && mapped) {
 		/*
 		 * A user address in no map of the process (or one of no
@@ -624,6 +643,8 @@ static uint32_t frame_slot(struct frame_cache *fc, void *ctx, uint64_t space, ui
 		     &g_array_index(fc->store, struct perf_frame, fc->nused - 1));
 	}
 	s->id = (uint32_t)fc->nused;
+	if (first_unmapped)
+		fc->unmapped = (struct slot){ 0, 0, s->id, 0 };
 	return s->id - 1;
 uncached:
 	fc->intern = true;
@@ -659,6 +680,11 @@ static void resolve(struct frame_cache *fc, void *ctx, uint64_t space, uint64_t 
 	g_array_append_val(fc->ids, id);
 	if (fc->copied)
 		g_array_append_vals(fc->frames, &g_array_index(fc->store, struct perf_frame, id), 1);
+}
+
+void frame_cache_share_unmapped(struct frame_cache *fc)
+{
+	fc->share_unmapped = true;
 }
 
 void frame_cache_set_files(struct frame_cache *fc, frame_cache_file_fn *fn, void *data)

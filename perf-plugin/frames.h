@@ -176,6 +176,15 @@ typedef bool frame_cache_file_fn(void *data, int pid, uint64_t addr, uint64_t ti
 void frame_cache_set_files(struct frame_cache *fc, frame_cache_file_fn *fn, void *data);
 
 /*
+ * Gives a lean cache's user addresses where the recording maps nothing for
+ * the process (frame_cache_set_may_map()) one frame, and one word: perf
+ * names them all "[unknown]", and a caller that names frames without their
+ * addresses names them alike.  (A stack walked through code without frame
+ * pointers has many such addresses, each seen once.)
+ */
+void frame_cache_share_unmapped(struct frame_cache *fc);
+
+/*
  * The addresses given a frame by file, and those perf placed elsewhere
  * than their file said (0 or 1: sharing stops at the first).
  */

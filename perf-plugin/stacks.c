@@ -141,6 +141,9 @@ struct stacks *stacks_new(const struct frame_name_opts *names, struct frame_cach
 	sk->frame_nids[0] = g_array_new(FALSE, TRUE, sizeof(uint32_t));
 	sk->frame_nids[1] = g_array_new(FALSE, TRUE, sizeof(uint32_t));
 	sk->word = frame_cache_claim_word(fc);
+	/* "[unknown]" names them alike, but for the address it shows */
+	if (sk->word && !names->include_addrs)
+		frame_cache_share_unmapped(fc);
 	sk->sym_ids = fk_intern_new();
 	sk->sym_nids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	sk->walk = g_array_new(FALSE, FALSE, sizeof(struct frame_addr));

@@ -8,7 +8,7 @@
  * processes mapping one file at different addresses share its frames,
  * each resolved by perf once (until perf places one elsewhere than the
  * file's map says); an address where the recording maps nothing is
- * "[unknown]" without asking perf.
+ * "[unknown]" without asking perf, all such addresses one frame.
  * Built and run by test/scripts/plugin-unit.sh.
  */
 #include "../frames.c"
@@ -171,9 +171,10 @@ static void test_shared_files(void)
 	static const struct perf_dlfilter_fns fns = { .resolve_address = fake_resolve_cc };
 	struct frame_cache *fc = frame_cache_new(&fns, 127);
 	uint64_t by_file, misplaced;
-	uint32_t id;
+	uint32_t id, *w;
 
 	frame_cache_set_lean(fc);
+	frame_cache_share_unmapped(fc);
 	frame_cache_set_files(fc, fake_file_at, NULL);
 	frame_cache_set_may_map(fc, fake_may_map, NULL);
 	/* the first process resolves, the second gets its frame */
@@ -190,10 +191,21 @@ static void test_shared_files(void)
 	CHECK(cc_lookups == 2);
 	frame_cache_file_stats(fc, &by_file, &misplaced);
 	CHECK(by_file == 2 && misplaced == 0);
-	/* an address the recording maps nothing at: unknown, perf not asked */
+	/* an address the recording maps nothing at: unknown, perf not asked;
+	 * shared, every other such address gets its frame and word */
 	frame_cache_note_comm(fc, 300, 300, "cc", 10);
-	CHECK(frame_cache_word(fc, NULL, frame_cache_space(fc), 0x1000, &id));
+	CHECK((w = frame_cache_word(fc, NULL, frame_cache_space(fc), 0x1000, &id)));
 	CHECK_STR(frame_cache_word_frame(fc, NULL)->sym.s, "[unknown]");
+	*w = 7;
+	CHECK((w = frame_cache_word(fc, NULL, frame_cache_space(fc), 0x2000, &id)));
+	CHECK(*w == 0);		/* the first one's word is its own slot's */
+	CHECK_STR(frame_cache_word_frame(fc, NULL)->pc.s, "2000");
+	*w = 8;
+	frame_cache_note_comm(fc, 200, 200, "cc", 10);
+	CHECK((w = frame_cache_word(fc, NULL, frame_cache_space(fc), 0x3000, &id)) && *w == 8);
+	CHECK((w = frame_cache_word(fc, NULL, frame_cache_space(fc), 0x1000, &id)) && *w == 8);
+	frame_cache_note_comm(fc, 300, 300, "cc", 10);
+	CHECK((w = frame_cache_word(fc, NULL, frame_cache_space(fc), 0x1000, &id)) && *w == 7);
 	CHECK(cc_lookups == 2);
 	/* perf places an address elsewhere than the file's map said: no
 	 * more sharing, every new address resolved by perf */
