@@ -135,6 +135,10 @@ struct spans {
 
 struct may_map {
 	GHashTable *pids;	/* pid -> struct spans */
+	/* every process's ranges: an address none holds is asked about
+	 * without walking a process's ancestors (a stack walked through code
+	 * without frame pointers gives many such addresses) */
+	struct spans all;
 	/* the last pid asked about: most ask about the same process */
 	int last_pid;
 	const struct spans *last;
@@ -1200,11 +1204,17 @@ static void index_maps(struct perfdata *pd)
 	struct may_map *mm = g_new0(struct may_map, 1);
 	GHashTableIter it;
 	gpointer k, v;
+	GArray *all;
 
 	mm->pids = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, free_spans);
+	all = g_array_new(FALSE, FALSE, sizeof(struct range));
 	g_hash_table_iter_init(&it, pd->maps);
-	while (g_hash_table_iter_next(&it, &k, &v))
+	while (g_hash_table_iter_next(&it, &k, &v)) {
 		merge_ranges(spans_of(mm->pids, GPOINTER_TO_INT(k)), v);
+		g_array_append_vals(all, ((GArray *)v)->data, ((GArray *)v)->len);
+	}
+	merge_ranges(&mm->all, all);
+	g_array_unref(all);
 	g_hash_table_iter_init(&it, pd->parents);
 	while (g_hash_table_iter_next(&it, &k, &v))
 		spans_of(mm->pids, GPOINTER_TO_INT(k))->parent =
@@ -1371,8 +1381,10 @@ void perfdata_free(struct perfdata *pd)
 	g_hash_table_destroy(pd->renames);
 	g_hash_table_destroy(pd->late);
 	g_hash_table_destroy(pd->switch_ins);
-	if (pd->may_map)
+	if (pd->may_map) {
 		g_hash_table_destroy(pd->may_map->pids);
+		g_free(pd->may_map->all.r);
+	}
 	g_free(pd->may_map);
 	file_index_free(pd->files);
 	g_free(pd);
@@ -1448,6 +1460,8 @@ bool perfdata_may_map(const struct perfdata *pd, int pid, uint64_t addr)
 
 	if (pd->compressed || pd->damage)
 		return true;	/* records not read */
+	if (!spans_hold(&mm->all, addr))
+		return false;
 	if (pid != mm->last_pid) {
 		mm->last_pid = pid;
 		mm->last = g_hash_table_lookup(mm->pids, GINT_TO_POINTER(pid));

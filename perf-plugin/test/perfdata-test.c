@@ -563,7 +563,12 @@ static void check_may_map(void)
 					if (want || parent[j] != 100 + j - 1)
 						break;
 					if (++depth == 64) {
-						want = true;
+						/* too deep to follow: unless
+						 * no process maps it at all */
+						for (int o = 0; o < MM_PROCS; o++)
+							for (int k = 0; k < MM_RANGES; k++)
+								want |= at[q] >= ranges[o][k].start &&
+									at[q] < ranges[o][k].end;
 						break;
 					}
 					j = parent[j] - 100;
