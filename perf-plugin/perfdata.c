@@ -184,12 +184,18 @@ struct file_map {
 
 struct file_maps {
 	GArray *maps;		/* struct file_map, sorted by start once read */
-	GArray *forks;		/* uint64_t: the times of FORKs making a process of this pid */
+	GArray *forks;		/* struct fork: the FORKs making a process of this pid */
 	bool off;		/* a record without its time, or too many: none trusted */
 };
 
 /* where a file_key()'s name starts */
 #define FILE_KEY_NAME 25
+
+/* A FORK that made a process: when, and of which (its maps copied). */
+struct fork {
+	uint64_t time;		/* first: sorted by cmp_time() */
+	int ppid;
+};
 
 struct file_index {
 	GHashTable *pids;	/* pid -> struct file_maps */
@@ -330,7 +336,7 @@ static struct file_maps *file_maps_of(struct perfdata *pd, int pid)
 	if (!fm) {
 		fm = g_new0(struct file_maps, 1);
 		fm->maps = g_array_new(FALSE, FALSE, sizeof(struct file_map));
-		fm->forks = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+		fm->forks = g_array_new(FALSE, FALSE, sizeof(struct fork));
 		g_hash_table_insert(pd->files->pids, GINT_TO_POINTER(pid), fm);
 	}
 	return fm;
@@ -497,10 +503,10 @@ static void on_fork(struct perfdata *pd, const uint8_t *p, size_t n)
 		else
 			c->overflow = true;	/* too many to follow: no generations */
 		if (n >= 24) {
-			uint64_t time = u64(p + 16);
+			struct fork f = { u64(p + 16), ppid };
 
-			note_change(pd, pid, time);
-			g_array_append_val(file_maps_of(pd, pid)->forks, time);
+			note_change(pd, pid, f.time);
+			g_array_append_val(file_maps_of(pd, pid)->forks, f);
 		} else {
 			pd->trailer_mixed = true;	/* no times: none are used */
 		}
@@ -1566,27 +1572,41 @@ bool perfdata_switch_in(const struct perfdata *pd, int tid, uint64_t from, uint6
 	return true;
 }
 
-bool perfdata_file_at(const struct perfdata *pd, int pid, uint64_t addr, uint64_t time,
-		      struct perfdata_file *f)
+/* The FORK that made the process of pid last at or before time, or NULL. */
+static const struct fork *fork_before(const struct file_maps *fm, uint64_t time)
 {
-	struct file_index *fi = pd->files;
-	const struct file_map *m;
-	const struct file_maps *fm;
-	guint lo = 0, hi;
+	guint lo = 0, hi = fm->forks->len;
+
+	while (lo < hi) {
+		guint mid = lo + (hi - lo) / 2;
+
+		if (g_array_index(fm->forks, struct fork, mid).time <= time)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? &g_array_index(fm->forks, struct fork, lo - 1) : NULL;
+}
+
+/*
+ * perfdata_file_at() in process fm at time: its own mapping of addr, or
+ * the one the FORK that made it copied from its parent (perf copies the
+ * parent's maps, and keeps each until one of the process's own overlaps
+ * it, exec or not), up to depth more parents.
+ */
+static bool file_in(const struct perfdata *pd, const struct file_maps *fm, uint64_t addr,
+		    uint64_t time, int depth, struct perfdata_file *f)
+{
+	const struct file_map *m = (const struct file_map *)(const void *)fm->maps->data;
+	const struct fork *made = fork_before(fm, time);
+	guint lo = 0, hi = fm->maps->len;
 	struct fk_str key;
 
-	if (!perfdata_has_map_times(pd) || pid <= 0)
-		return false;
-	if (pid != fi->last_pid) {
-		fi->last_pid = pid;
-		fi->last = g_hash_table_lookup(fi->pids, GINT_TO_POINTER(pid));
-	}
-	if (!(fm = fi->last) || fm->off)
+	/* (a FORK at the very time: perf's order of the two is unknown) */
+	if (fm->off || (made && made->time == time))
 		return false;
 	/* the last mapping starting at or before addr: the only one that may
 	 * hold it, unless it overlaps another */
-	m = (const struct file_map *)(const void *)fm->maps->data;
-	hi = fm->maps->len;
 	while (lo < hi) {
 		guint mid = lo + (hi - lo) / 2;
 
@@ -1595,18 +1615,37 @@ bool perfdata_file_at(const struct perfdata *pd, int pid, uint64_t addr, uint64_
 		else
 			hi = mid;
 	}
-	if (!lo)
+	m = lo ? m + lo - 1 : NULL;
+	if (m && m->overlapped)
 		return false;
-	m += lo - 1;
-	if (addr >= m->r.end || m->overlapped || !m->file || m->time >= time)
+	if (m && addr < m->r.end && (!made || m->time > made->time)) {
+		/* its own, since the FORK (a pid's earlier process's maps
+		 * perf dropped at it) */
+		if (!m->file || m->time >= time)
+			return false;
+		key = fk_intern_str(pd->files->keys, m->file - 1);
+		f->file = m->file - 1;
+		f->name = key.s + FILE_KEY_NAME;
+		f->offset = addr - m->r.start + m->pgoff;
+		return true;
+	}
+	/* none of its own, then its parent's when it forked */
+	if (!made || made->ppid <= 0 || depth <= 0 ||
+	    !(fm = g_hash_table_lookup(pd->files->pids, GINT_TO_POINTER(made->ppid))))
 		return false;
-	/* a FORK of the pid after the mapping: perf dropped it for the parent's maps */
-	lo = times_before((const uint64_t *)(const void *)fm->forks->data, fm->forks->len, m->time);
-	if (lo < fm->forks->len && g_array_index(fm->forks, uint64_t, lo) <= time)
+	return file_in(pd, fm, addr, made->time, depth - 1, f);
+}
+
+bool perfdata_file_at(const struct perfdata *pd, int pid, uint64_t addr, uint64_t time,
+		      struct perfdata_file *f)
+{
+	struct file_index *fi = pd->files;
+
+	if (!perfdata_has_map_times(pd) || pid <= 0)
 		return false;
-	key = fk_intern_str(fi->keys, m->file - 1);
-	f->file = m->file - 1;
-	f->name = key.s + FILE_KEY_NAME;
-	f->offset = addr - m->r.start + m->pgoff;
-	return true;
+	if (pid != fi->last_pid) {
+		fi->last_pid = pid;
+		fi->last = g_hash_table_lookup(fi->pids, GINT_TO_POINTER(pid));
+	}
+	return fi->last && file_in(pd, fi->last, addr, time, 16, f);
 }

@@ -131,13 +131,15 @@ bool perfdata_may_map(const struct perfdata *pd, int pid, uint64_t addr);
  * file's number (the same for the same file: its name, and the device and
  * inode or build id of MMAP2 records), its name, and the address's offset
  * in it (addr - the mapping's start + its file offset), where perf places
- * addr for this process as for any other.  False (nothing known) unless
- * exactly one of the process's own executable mappings covers addr, made
- * before time and since the FORK that made the process, overlapping none
- * of its other mappings, of a file by name (not anonymous memory, a
- * device, a memfd, a deleted file or perf's JIT maps), and
- * perfdata_has_map_times() is true and no record of the process may reach
- * perf late.
+ * addr for this process as for any other.  The mapping is the process's
+ * own, made before time and since the FORK that made the process, or,
+ * when none of its own holds addr, the one its parent had when it forked
+ * (perf copies the parent's maps), and so on up; it must be an executable
+ * mapping of a file by name (not anonymous memory, a device, a memfd, a
+ * deleted file or perf's JIT maps) overlapping none of its process's
+ * others.  False (nothing known) otherwise, or when a FORK of the process
+ * has the very time, perfdata_has_map_times() is false or a record of a
+ * process on the way may reach perf late.
  */
 struct perfdata_file {
 	uint32_t file;

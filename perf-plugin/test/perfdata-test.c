@@ -626,8 +626,8 @@ static const char *file_at(struct perfdata *pd, int pid, uint64_t addr, uint64_t
 /*
  * Where perf finds an address in a file: in the process's own executable
  * mapping of a file by name, if exactly one holds the address, made before
- * the sample and since the process's FORK; the file told apart by name
- * and inode.
+ * the sample and since the process's FORK, else in the one its parent
+ * had at the FORK; the file told apart by name and inode.
  */
 static void check_file_at(void)
 {
@@ -648,6 +648,13 @@ static void check_file_at(void)
 	mmap2_file(c, 64, "/usr/bin/old", 20, 0x40000, 0x1000, 0, 14, 5);	/* pid reused: */
 	record(c, REC_FORK, 0, (uint32_t[]){ 64, 1, 64, 1, 30, 0 }, 24);
 	mmap2_file(c, 64, "/usr/bin/new", 35, 0x48000, 0x1000, 0, 15, 5);
+	/* 70 forks 71 at 50, which forks 72 at 60 and execs (its own maps) */
+	mmap2_file(c, 70, "/usr/bin/sh", 40, 0x80000, 0x4000, 0, 16, 5);
+	mmap2_file(c, 70, "/usr/lib/late.so", 55, 0x90000, 0x1000, 0, 17, 5);
+	record(c, REC_FORK, 0, (uint32_t[]){ 71, 70, 71, 70, 50, 0 }, 24);
+	record(c, REC_FORK, 0, (uint32_t[]){ 72, 71, 72, 71, 60, 0 }, 24);
+	mmap2_file(c, 72, "/usr/bin/cc", 65, 0xa0000, 0x1000, 0, 7, 5);
+	mmap2_file(c, 72, "//anon", 66, 0x81000, 0x1000, 0, 0, 5);	/* over sh */
 	pd = read_bytes(c, &err);
 	CHECK(pd && !perfdata_damage(pd) && perfdata_has_map_times(pd));
 	if (pd) {
@@ -675,6 +682,15 @@ static void check_file_at(void)
 		CHECK_STR(file_at(pd, 64, 0x48010, 40), "/usr/bin/new+0x10 #6");
 		/* another process's address space */
 		CHECK_STR(file_at(pd, 65, 0x10010, 20), "-");
+		/* a child's copy of its parent's maps, and of its grandparent's */
+		CHECK_STR(file_at(pd, 71, 0x80010, 52), "/usr/bin/sh+0x10 #7");
+		CHECK_STR(file_at(pd, 72, 0x80010, 70), "/usr/bin/sh+0x10 #7");
+		CHECK_STR(file_at(pd, 72, 0xa0010, 70), "/usr/bin/cc+0x10 #0");
+		/* but not what the parent mapped after the FORK, nor what the
+		 * child laid over its copy, nor at the FORK's very time */
+		CHECK_STR(file_at(pd, 71, 0x90010, 70), "-");
+		CHECK_STR(file_at(pd, 72, 0x81010, 70), "-");
+		CHECK_STR(file_at(pd, 71, 0x80010, 50), "-");
 	}
 	perfdata_free(pd);
 	g_byte_array_unref(c);
