@@ -93,6 +93,8 @@ struct frame_cache {
 	struct file_frame *wordless;
 	struct slot *wordless_slot;
 	uint64_t by_file, misplaced;	/* frame_cache_file_stats() */
+	bool shared;		/* the last frame_cache_word()'s slot is new,
+				 * its word another process's */
 	/* frame_cache_share_unmapped(): the frame of every user address
 	 * the recording maps nothing at, once one was made (id 0: not yet) */
 	bool share_unmapped;
@@ -528,6 +530,7 @@ static bool by_file(struct frame_cache *fc, struct slot *s, uint64_t space, uint
 		fc->wordless_slot = s;
 	}
 	fc->by_file++;
+	fc->shared = true;
 	return true;
 }
 
@@ -735,10 +738,16 @@ uint32_t *frame_cache_word(struct frame_cache *fc, void *ctx, uint64_t space, ui
 	struct slot *s;
 
 	fc->made = false;
+	fc->shared = false;
 	fc->word_space = space;
 	fc->word_ip = ip;
 	*id = fc->word_id = frame_slot(fc, ctx, space, ip, &fc->uncached, &s);
 	return s ? &s->word : NULL;
+}
+
+bool frame_cache_word_shared(const struct frame_cache *fc)
+{
+	return fc->shared;
 }
 
 const struct perf_frame *frame_cache_word_frame(struct frame_cache *fc, void *ctx)

@@ -245,6 +245,13 @@ uint32_t *frame_cache_word(struct frame_cache *fc, void *ctx, uint64_t space, ui
 bool frame_cache_claim_word(struct frame_cache *fc);
 
 /*
+ * Whether the last frame_cache_word() made the address's slot, its word
+ * the one of the frame another process made at the same file offset
+ * (frame_cache_set_files()): the address is new to this process.
+ */
+bool frame_cache_word_shared(const struct frame_cache *fc);
+
+/*
  * The frame of the last frame_cache_word(), valid until the next call
  * (its texts too, in a lean cache; else for as long as the cache).  A
  * lean cache made it then, when new or not cached; else resolves it

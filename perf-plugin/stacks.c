@@ -271,8 +271,13 @@ static uint32_t frame_nid(struct stacks *sk, void *ctx, uint64_t space, uint64_t
 		return name_id(sk, frame_cache_word_frame(sk->fc, ctx), java);
 	}
 	if (sk->word && !java) {
-		if (*word)
+		if (*word) {
+			/* new to the process all the same: its chain is often
+			 * the only one of its kind (see CHAINS_BYTES) */
+			if (frame_cache_word_shared(sk->fc))
+				sk->fresh = true;
 			return *word - 1;
+		}
 		sk->fresh = true;
 		nid = new_name_id(sk, frame_cache_word_frame(sk->fc, ctx), java);
 		*word = nid + 1;

@@ -180,7 +180,9 @@ static void test_shared_files(void)
 	/* the first process resolves, the second gets its frame */
 	CHECK(cc_word(fc, 200, 0x100, 42) == 42);
 	CHECK(cc_lookups == 1);
+	CHECK(!frame_cache_word_shared(fc));
 	CHECK(cc_word(fc, 300, 0x100, 99) == 42);
+	CHECK(frame_cache_word_shared(fc));		/* new to process 300 */
 	CHECK(cc_lookups == 1);
 	/* and the other way round */
 	CHECK(cc_word(fc, 300, 0x200, 43) == 43);
@@ -188,6 +190,7 @@ static void test_shared_files(void)
 	CHECK(cc_lookups == 2);
 	/* each address once in its own process */
 	CHECK(cc_word(fc, 200, 0x100, 99) == 42);
+	CHECK(!frame_cache_word_shared(fc));
 	CHECK(cc_lookups == 2);
 	frame_cache_file_stats(fc, &by_file, &misplaced);
 	CHECK(by_file == 2 && misplaced == 0);
