@@ -1014,6 +1014,26 @@ static int write_exports(struct state *st)
 }
 
 /*
+ * Whether the frames shared between processes (frame_cache_set_files())
+ * are perf's: perf placed every address it was still asked about where
+ * the recording's maps said.  When it did not, frames shared before may
+ * be misnamed: no profile.
+ */
+static bool shared_as_perf(struct state *st)
+{
+	const char *file;
+	uint64_t ip, before = st->frames ? frame_cache_misplaced(st->frames, &file, &ip) : 0;
+
+	if (!before)
+		return true;
+	warn("perf placed address %#" G_GINT64_MODIFIER "x of %s elsewhere than the recording's "
+	     "maps say, after %" G_GUINT64_FORMAT " addresses were named from other processes "
+	     "mapping the same files: no profile made, they may be misnamed; use: "
+	     "perf script | fp-collapse", ip, file, before);
+	return false;
+}
+
+/*
  * perf ignores what stop() returns and would exit 0 after a failed write:
  * the profile is lost, so say so with the exit status.
  */
@@ -1125,6 +1145,8 @@ int stop(void *data, void *ctx)
 		if (!offcpu_verdict(st))
 			fail_exit(st);
 	}
+	if (!shared_as_perf(st))
+		fail_exit(st);
 	if (st->sk)
 		stacks_flush(st->sk);
 	if (profiles_finish(st->profiles, st->pd ? recorded_name : NULL, st->pd,

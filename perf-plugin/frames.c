@@ -93,6 +93,10 @@ struct frame_cache {
 	struct file_frame *wordless;
 	struct slot *wordless_slot;
 	uint64_t by_file, misplaced;	/* frame_cache_file_stats() */
+	/* frame_cache_misplaced(): the first misplaced address, its file,
+	 * and by_file then */
+	uint64_t misplaced_ip, shared_before;
+	char misplaced_file[256];
 	bool shared;		/* the last frame_cache_word()'s slot is new,
 				 * its word another process's */
 	/* frame_cache_share_unmapped(): the frame of every user address
@@ -535,17 +539,26 @@ static bool by_file(struct frame_cache *fc, struct slot *s, uint64_t space, uint
 }
 
 /*
- * Whether perf placed an address where its file said (by_file()): else
- * the recording's maps are not perf's, and no more frames are shared.
+ * Whether perf placed an address where its file said (by_file()).  When
+ * perf names the file otherwise, only that offset is not shared; when it
+ * places the address elsewhere, or nowhere, the recording's maps are not
+ * perf's: no more frames are shared (frame_cache_misplaced()).
  */
 static bool placed_as_file(struct frame_cache *fc, struct file_frame *ff, const char *name,
-			   bool found, const struct perf_dlfilter_al *al)
+			   bool found, uint64_t ip, const struct perf_dlfilter_al *al)
 {
-	if (found && al->dso && !al->is_kernel_ip && al->addr == ff->offset &&
-	    strcmp(al->dso, name) == 0)
+	bool placed = found && al->dso && !al->is_kernel_ip && al->addr == ff->offset;
+
+	if (placed && strcmp(al->dso, name) == 0)
 		return true;
-	fc->misplaced++;
-	fc->file_at = NULL;
+	if (!placed) {
+		if (!fc->misplaced++) {
+			fc->shared_before = fc->by_file;
+			fc->misplaced_ip = ip;
+			snprintf(fc->misplaced_file, sizeof(fc->misplaced_file), "%s", name);
+		}
+		fc->file_at = NULL;
+	}
 	*ff = (struct file_frame){ 0 };	/* the last one put: no other moves */
 	fc->nfile_frames--;
 	return false;
@@ -600,7 +613,7 @@ static uint32_t frame_slot(struct frame_cache *fc, void *ctx, uint64_t space, ui
 	mapped = space == KERNEL_SPACE || space == HV_SPACE || !fc->may_map ||
 		 fc->may_map(fc->may_map_data, (int)(uint32_t)space, ip);
 	found = mapped && locate(fc, ctx, space, ip, &al);
-	if (ff && placed_as_file(fc, ff, file_name, found, &al)) {
+	if (ff && placed_as_file(fc, ff, file_name, found, ip, &al)) {
 		/* its word: the one the caller sets in the slot made below */
 		fc->wordless = ff;
 		fc->wordless_slot = s;
@@ -700,6 +713,15 @@ void frame_cache_file_stats(const struct frame_cache *fc, uint64_t *by_file, uin
 {
 	*by_file = fc->by_file;
 	*misplaced = fc->misplaced;
+}
+
+uint64_t frame_cache_misplaced(const struct frame_cache *fc, const char **file, uint64_t *ip)
+{
+	if (!fc->misplaced)
+		return 0;
+	*file = fc->misplaced_file;
+	*ip = fc->misplaced_ip;
+	return fc->shared_before;
 }
 
 void frame_cache_set_may_map(struct frame_cache *fc, frame_cache_may_map_fn *fn, void *data)

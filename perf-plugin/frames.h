@@ -167,9 +167,10 @@ void frame_cache_set_may_map(struct frame_cache *fc, frame_cache_may_map_fn *fn,
  * then gets that frame (its id, and its word once set) without asking
  * perf: the thousand processes of a build's compiler resolve each of its
  * functions once, not once each.  Every address of such a file the cache
- * still asks perf about checks fn's answer: perf must place it in a DSO
- * of that name at that offset.  When perf does not, the cache stops
- * sharing (frame_cache_file_stats() counts it).
+ * still asks perf about checks fn's answer: perf must place it at that
+ * offset of a DSO (one of another name is not shared).  When perf places
+ * it elsewhere or nowhere, the cache stops sharing: see
+ * frame_cache_misplaced().
  */
 typedef bool frame_cache_file_fn(void *data, int pid, uint64_t addr, uint64_t time,
 				 uint32_t *file, const char **name, uint64_t *offset);
@@ -189,6 +190,14 @@ void frame_cache_share_unmapped(struct frame_cache *fc);
  * than their file said (0 or 1: sharing stops at the first).
  */
 void frame_cache_file_stats(const struct frame_cache *fc, uint64_t *by_file, uint64_t *misplaced);
+
+/*
+ * When perf placed an address elsewhere than its file said: the addresses
+ * given a frame by file before that (their frames may not be the ones
+ * perf would have given them), the file and the address in *file and
+ * *ip.  0 when perf placed every one as said, or none was shared before.
+ */
+uint64_t frame_cache_misplaced(const struct frame_cache *fc, const char **file, uint64_t *ip);
 
 /*
  * Address spaces: user space is the process's (and generation's), see

@@ -117,6 +117,7 @@ static void exe_leaf(struct frame_cache *fc, const char *comm, uint64_t time, ch
 #define CC_BASE(pid) ((pid) == 200 ? 0x555500000000ull : 0x555600000000ull)
 static uint64_t cur_base;
 static uint64_t misplace;
+static const char *cc_dso = "/usr/bin/cc";	/* perf's name of it */
 static int cc_lookups;
 
 static __s32 fake_resolve_cc(void *ctx, __u64 address, struct perf_dlfilter_al *al)
@@ -127,7 +128,7 @@ static __s32 fake_resolve_cc(void *ctx, __u64 address, struct perf_dlfilter_al *
 		return -1;
 	al->sym = "compile";
 	al->symoff = (uint32_t)(address - cur_base);
-	al->dso = "/usr/bin/cc";
+	al->dso = cc_dso;
 	al->addr = address - cur_base + misplace;
 	return 0;
 }
@@ -170,7 +171,8 @@ static void test_shared_files(void)
 {
 	static const struct perf_dlfilter_fns fns = { .resolve_address = fake_resolve_cc };
 	struct frame_cache *fc = frame_cache_new(&fns, 127);
-	uint64_t by_file, misplaced;
+	uint64_t by_file, misplaced, ip = 0;
+	const char *file = "";
 	uint32_t id, *w;
 
 	frame_cache_set_lean(fc);
@@ -210,18 +212,32 @@ static void test_shared_files(void)
 	frame_cache_note_comm(fc, 300, 300, "cc", 10);
 	CHECK((w = frame_cache_word(fc, NULL, frame_cache_space(fc), 0x1000, &id)) && *w == 7);
 	CHECK(cc_lookups == 2);
+	/* perf names the file otherwise: that offset is not shared */
+	cc_dso = "/usr/bin/cc-by-another-name";
+	CHECK(cc_word(fc, 300, 0x280, 50) == 50);
+	CHECK(cc_word(fc, 200, 0x280, 51) == 51);
+	CHECK(cc_lookups == 4);
+	cc_dso = "/usr/bin/cc";
+	CHECK(cc_word(fc, 300, 0x2c0, 52) == 52);
+	CHECK(cc_word(fc, 200, 0x2c0, 53) == 52);	/* still shared */
+	CHECK(cc_lookups == 5);
+	CHECK(frame_cache_misplaced(fc, &file, &ip) == 0);
 	/* perf places an address elsewhere than the file's map said: no
-	 * more sharing, every new address resolved by perf */
+	 * more sharing, every new address resolved by perf, and what was
+	 * shared before is in doubt */
 	misplace = 8;
 	CHECK(cc_word(fc, 300, 0x300, 44) == 44);
 	CHECK(cc_word(fc, 200, 0x300, 45) == 45);
-	CHECK(cc_lookups == 4);
+	CHECK(cc_lookups == 7);
 	frame_cache_file_stats(fc, &by_file, &misplaced);
-	CHECK(by_file == 2 && misplaced == 1);
+	CHECK(by_file == 3 && misplaced == 1);
+	CHECK(frame_cache_misplaced(fc, &file, &ip) == 3);
+	CHECK_STR(file, "/usr/bin/cc");
+	CHECK(ip == CC_BASE(300) + 0x300);
 	misplace = 0;
 	CHECK(cc_word(fc, 200, 0x400, 46) == 46);
 	CHECK(cc_word(fc, 300, 0x400, 47) == 47);
-	CHECK(cc_lookups == 6);
+	CHECK(cc_lookups == 9);
 	frame_cache_free(fc);
 }
 
