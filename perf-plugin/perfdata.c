@@ -1190,6 +1190,10 @@ static void merge_ranges(struct spans *sp, const GArray *maps)
 	guint n = 0;
 
 	sp->r = g_new(struct range, maps->len);
+	if (!maps->len) {	/* (every process's, of none: no pointers) */
+		sp->n = 0;
+		return;
+	}
 	memcpy(sp->r, maps->data, maps->len * sizeof(struct range));
 	qsort(sp->r, maps->len, sizeof(struct range), cmp_start);
 	for (guint i = 0; i < maps->len; i++) {
