@@ -164,7 +164,7 @@ void frame_cache_set_may_map(struct frame_cache *fc, frame_cache_may_map_fn *fn,
  * perf names the same in every process mapping it (perfdata_file_at()):
  * the file's number, its name and the address's offset in it.  A new
  * address whose (file, offset) was made a frame before, in any process,
- * then gets that frame (its id, and its word once set) without asking
+ * then gets that frame's word (once its caller set it) without asking
  * perf: the thousand processes of a build's compiler resolve each of its
  * functions once, not once each.  Every address of such a file the cache
  * still asks perf about checks fn's answer: perf must place it at that
