@@ -1177,13 +1177,6 @@ static struct spans *spans_of(GHashTable *pids, int pid)
 	return sp;
 }
 
-static gint cmp_start(gconstpointer a, gconstpointer b)
-{
-	const struct range *x = a, *y = b;
-
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
 /* A process's ranges as spans: sorted, overlapping ones merged. */
 static void merge_ranges(struct spans *sp, const GArray *maps)
 {
@@ -1195,7 +1188,7 @@ static void merge_ranges(struct spans *sp, const GArray *maps)
 		return;
 	}
 	memcpy(sp->r, maps->data, maps->len * sizeof(struct range));
-	qsort(sp->r, maps->len, sizeof(struct range), cmp_start);
+	qsort(sp->r, maps->len, sizeof(struct range), cmp_range);
 	for (guint i = 0; i < maps->len; i++) {
 		const struct range *r = &sp->r[i];
 
@@ -1446,20 +1439,33 @@ const char *perfdata_process_name(const struct perfdata *pd, int pid, bool *from
 	return pr->exe;
 }
 
-/* Whether a span of sp holds addr. */
-static bool spans_hold(const struct spans *sp, uint64_t addr)
+/*
+ * How many of the n elements of size bytes at base, sorted by the
+ * uint64_t each starts with (a range's start, a FORK's time), start with
+ * at most key.
+ */
+static guint count_upto(const void *base, guint n, size_t size, uint64_t key)
 {
-	guint lo = 0, hi = sp->n;
+	guint lo = 0, hi = n;
 
-	/* the first span starting past addr */
 	while (lo < hi) {
 		guint mid = lo + (hi - lo) / 2;
+		uint64_t at;
 
-		if (sp->r[mid].start <= addr)
+		memcpy(&at, (const char *)base + mid * size, sizeof(at));
+		if (at <= key)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+/* Whether a span of sp holds addr. */
+static bool spans_hold(const struct spans *sp, uint64_t addr)
+{
+	guint lo = count_upto(sp->r, sp->n, sizeof(*sp->r), addr);
+
 	return lo > 0 && addr < sp->r[lo - 1].end;
 }
 
@@ -1579,16 +1585,8 @@ bool perfdata_switch_in(const struct perfdata *pd, int tid, uint64_t from, uint6
 /* The FORK that made the process of pid last at or before time, or NULL. */
 static const struct fork *fork_before(const struct file_maps *fm, uint64_t time)
 {
-	guint lo = 0, hi = fm->forks->len;
+	guint lo = count_upto(fm->forks->data, fm->forks->len, sizeof(struct fork), time);
 
-	while (lo < hi) {
-		guint mid = lo + (hi - lo) / 2;
-
-		if (g_array_index(fm->forks, struct fork, mid).time <= time)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo ? &g_array_index(fm->forks, struct fork, lo - 1) : NULL;
 }
 
@@ -1603,7 +1601,7 @@ static bool file_in(const struct perfdata *pd, const struct file_maps *fm, uint6
 {
 	const struct file_map *m = (const struct file_map *)(const void *)fm->maps->data;
 	const struct fork *made = fork_before(fm, time);
-	guint lo = 0, hi = fm->maps->len;
+	guint lo;
 	struct fk_str key;
 
 	/* (a FORK at the very time: perf's order of the two is unknown) */
@@ -1611,14 +1609,7 @@ static bool file_in(const struct perfdata *pd, const struct file_maps *fm, uint6
 		return false;
 	/* the last mapping starting at or before addr: the only one that may
 	 * hold it, unless it overlaps another */
-	while (lo < hi) {
-		guint mid = lo + (hi - lo) / 2;
-
-		if (m[mid].r.start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = count_upto(m, fm->maps->len, sizeof(*m), addr);
 	m = lo ? m + lo - 1 : NULL;
 	if (m && m->overlapped)
 		return false;
