@@ -457,6 +457,19 @@ static void fill(struct frame_cache *fc, uint64_t ip, bool found,
 		unknown_frame(fc, ip, f);
 }
 
+/*
+ * A lean cache's frame of ip into f, its texts valid until the next frame
+ * made (frame_cache_word_frame() gives it).
+ */
+static void fill_transient(struct frame_cache *fc, uint64_t ip, bool found,
+			   const struct perf_dlfilter_al *al, struct perf_frame *f)
+{
+	fc->transient = true;
+	fill(fc, ip, found, al, f);
+	fc->transient = false;
+	fc->made = true;
+}
+
 /* Copies the chain so far (n frames) from the store to frames. */
 static void copy_chain(struct frame_cache *fc, size_t n)
 {
@@ -608,9 +621,10 @@ static uint32_t frame_slot(struct frame_cache *fc, void *ctx, uint64_t space, ui
 	/*
 	 * A user address where the recording maps nothing for the process
 	 * is in no map of perf's either: "[unknown]" without asking perf (a
-	 * stack walked through code without frame pointers has many such)
+	 * stack walked through code without frame pointers has many such).
+	 * One in a file's mapping (by_file()) is mapped.
 	 */
-	mapped = space == KERNEL_SPACE || space == HV_SPACE || !fc->may_map ||
+	mapped = ff || space == KERNEL_SPACE || space == HV_SPACE || !fc->may_map ||
 		 fc->may_map(fc->may_map_data, (int)(uint32_t)space, ip);
 	found = mapped && locate(fc, ctx, space, ip, &al);
 	if (ff && placed_as_file(fc, ff, file_name, found, ip, &al)) {
@@ -624,10 +638,7 @@ static uint32_t frame_slot(struct frame_cache *fc, void *ctx, uint64_t space, ui
 		} else {
 			if (!fc->unmapped.word) {
 				/* its caller names it from this one */
-				fc->transient = true;
-				fill(fc, ip, false, &al, f);
-				fc->transient = false;
-				fc->made = true;
+				fill_transient(fc, ip, false, &al, f);
 			}
 			*sp = &fc->unmapped;
 			return fc->unmapped.id - 1;
@@ -649,10 +660,7 @@ static uint32_t frame_slot(struct frame_cache *fc, void *ctx, uint64_t space, ui
 	fc->nused++;
 	if (fc->lean) {
 		/* the caller names it now: only its word is kept */
-		fc->transient = true;
-		fill(fc, ip, found, &al, f);
-		fc->transient = false;
-		fc->made = true;
+		fill_transient(fc, ip, found, &al, f);
 	} else {
 		g_array_set_size(fc->store, (guint)fc->nused);
 		fill(fc, ip, found, &al,
@@ -783,10 +791,7 @@ const struct perf_frame *frame_cache_word_frame(struct frame_cache *fc, void *ct
 		return &g_array_index(fc->store, struct perf_frame, fc->word_id);
 	/* not kept: resolved again, as it was when cached */
 	found = locate(fc, ctx, fc->word_space, fc->word_ip, &al);
-	fc->transient = true;
-	fill(fc, fc->word_ip, found, &al, &fc->uncached);
-	fc->transient = false;
-	fc->made = true;
+	fill_transient(fc, fc->word_ip, found, &al, &fc->uncached);
 	return &fc->uncached;
 }
 
