@@ -4,6 +4,7 @@
 #include "core/intern.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -728,10 +729,16 @@ static void check_order(struct perfdata *pd, uint64_t time, int pid, int tid)
 		g_hash_table_add(pd->late, GINT_TO_POINTER(pid));
 }
 
-/* Walks the records in [off, end): names, losses, and whether all are whole. */
-static void walk(struct perfdata *pd, struct reader *r, uint64_t off, uint64_t end)
+/*
+ * Walks the records from off on, up to stop, of data that ends at end:
+ * names, losses, and whether all are whole.  The offset reached: stop,
+ * or past it when a record runs across it; or UINT64_MAX when damage or
+ * a read error ended the walk.
+ */
+static uint64_t walk(struct perfdata *pd, struct reader *r, uint64_t off, uint64_t stop,
+		     uint64_t end)
 {
-	while (off < end) {
+	while (off < stop) {
 		const uint8_t *h = end - off >= 8 ? get(r, off, 8) : NULL;
 		uint32_t type;
 		unsigned misc, size;
@@ -743,7 +750,7 @@ static void walk(struct perfdata *pd, struct reader *r, uint64_t off, uint64_t e
 			if (!r->error)
 				set_damage(pd, "byte %" G_GUINT64_FORMAT ": a record cut short "
 					   "(the data ends at byte %" G_GUINT64_FORMAT ")", off, end);
-			return;
+			return UINT64_MAX;
 		}
 		type = u32(h);
 		misc = h[4] | h[5] << 8;
@@ -752,21 +759,21 @@ static void walk(struct perfdata *pd, struct reader *r, uint64_t off, uint64_t e
 			/* no record has type 0; perf skips it as unknown, and with
 			 * it whatever it was */
 			set_damage(pd, "byte %" G_GUINT64_FORMAT ": a record of type 0", off);
-			return;
+			return UINT64_MAX;
 		}
 		if (size < 8 + min_payload(type)) {
 			set_damage(pd, "byte %" G_GUINT64_FORMAT ": a record of type %u and "
 				   "%u bytes, too short", off, type, size);
-			return;
+			return UINT64_MAX;
 		}
 		if (size > end - off) {
 			set_damage(pd, "byte %" G_GUINT64_FORMAT ": a record of %u bytes runs "
 				   "past the end of the data at byte %" G_GUINT64_FORMAT,
 				   off, size, end);
-			return;
+			return UINT64_MAX;
 		}
 		if (!(p = get(r, off, size)))
-			return;
+			return UINT64_MAX;
 		p += 8;
 		if (type < REC_USER) {
 			timed = queue_time(pd, type, p, size - 8, &t);
@@ -840,10 +847,201 @@ static void walk(struct perfdata *pd, struct reader *r, uint64_t off, uint64_t e
 			set_damage(pd, "byte %" G_GUINT64_FORMAT ": a record's %" G_GUINT64_FORMAT
 				   " bytes of trace run past the end of the data at byte %"
 				   G_GUINT64_FORMAT, off, extra, end);
-			return;
+			return UINT64_MAX;
 		}
 		off += size + extra;
 	}
+	return off;
+}
+
+/*
+ * A file's data section of split_min bytes or more is walked by two
+ * threads: this one walks the first half while another walks the second,
+ * where nearly every record is a sample, which changes nothing here but
+ * the latest time read (struct order), and reading is the cost.  The
+ * other thread starts where AHEAD_SYNC record headers chain from near
+ * the middle, and logs in file order each run of samples as its latest
+ * time and a copy of every other record; this one then replays the log
+ * as if it had read the records itself, once its own walk ends exactly
+ * where the other's began (else that start was no record's, and this one
+ * walks on alone).  Anything unusual (damage, a read error, a record
+ * with bytes after it or one that changes how samples are read, a log
+ * past AHEAD_LOG_MAX) ends the other's walk where it is, and this one
+ * walks on from there: what it finds, and says, is as without the split.
+ */
+#define SPLIT_MIN ((uint64_t)16 << 20)
+#define AHEAD_SYNC 64
+#define AHEAD_LOG_MAX ((size_t)64 << 20)
+#define AHEAD_SEARCH 65536	/* a record starts within: none is longer */
+
+static uint64_t split_min = SPLIT_MIN;	/* (lowered by the tests) */
+
+struct ahead {
+	struct reader r;	/* its own: pread() leaves the fd's offset alone */
+	uint64_t from, end;	/* where it started, and the data's end */
+	uint64_t stop;		/* where it stopped: the log is of [from, stop) */
+	struct perfdata reading;	/* attrs, head, head_mixed: what queue_time()
+					 * reads of a sample, as when it started */
+	GByteArray *log;	/* struct logged, then a record's bytes if any */
+	pthread_t thread;
+};
+
+/* A log entry: a record at offset at, its bytes after; or, at RUN, samples. */
+struct logged {
+	uint64_t at;
+	uint64_t latest;	/* RUN: the samples' latest time (UINT64_MAX: one
+				 * had none, so any) */
+};
+#define RUN UINT64_MAX
+
+/* The header at off, if its type and size are those of a record the other
+ * thread logs or skips: in *type and *size. */
+static const uint8_t *plain_header(struct reader *r, uint64_t off, uint64_t end, uint32_t *type,
+				   unsigned *size)
+{
+	const uint8_t *h = end - off >= 8 ? get(r, off, 8) : NULL;
+
+	if (!h)
+		return NULL;
+	*type = u32(h);
+	*size = h[6] | h[7] << 8;
+	if (*type == 0 || *type >= REC_USER + 64 || *size % 8 || *size < 8 + min_payload(*type) ||
+	    *size > end - off || *type == REC_HEADER_ATTR || *type == REC_TRACING_DATA ||
+	    *type == REC_AUXTRACE)
+		return NULL;
+	return h;
+}
+
+/* Whether records seem to start at off: AHEAD_SYNC headers chain from it. */
+static bool records_at(struct reader *r, uint64_t off, uint64_t end)
+{
+	uint32_t type;
+	unsigned size;
+
+	for (int k = 0; k < AHEAD_SYNC && off < end; k++) {
+		if (!plain_header(r, off, end, &type, &size))
+			return false;
+		off += size;
+	}
+	return true;
+}
+
+static void log_run(struct ahead *a, uint64_t latest)
+{
+	struct logged e = { RUN, latest };
+
+	g_byte_array_append(a->log, (const guint8 *)&e, sizeof(e));
+}
+
+static void *ahead_walk(void *data)
+{
+	struct ahead *a = data;
+	uint64_t off = a->from, latest = 0, t;
+	bool run = false;
+	const uint8_t *p;
+	uint32_t type;
+	unsigned size;
+
+	while (off < a->end && plain_header(&a->r, off, a->end, &type, &size) &&
+	       (p = get(&a->r, off, size))) {
+		if (type == REC_SAMPLE) {
+			/* walk()'s order.seen, of the whole run */
+			latest = MAX(latest, queue_time(&a->reading, type, p + 8, size - 8, &t)
+					     ? t : UINT64_MAX);
+			run = true;
+		} else {
+			struct logged e = { off, 0 };
+
+			if (a->log->len + size > AHEAD_LOG_MAX)
+				break;
+			if (run)
+				log_run(a, latest);
+			run = false;
+			latest = 0;
+			g_byte_array_append(a->log, (const guint8 *)&e, sizeof(e));
+			g_byte_array_append(a->log, p, size);
+		}
+		off += size;
+	}
+	if (run)
+		log_run(a, latest);
+	a->stop = off;
+	return NULL;
+}
+
+/* Starts the other thread on the second half of [off, end); false if not. */
+static bool ahead_start(struct ahead *a, const struct perfdata *pd, const struct reader *r,
+			uint64_t off, uint64_t end)
+{
+	uint64_t mid = off + (end - off) / 2 / 8 * 8, at;
+
+	if (end - off < split_min)
+		return false;
+	*a = (struct ahead){ .r = { .fd = r->fd, .size = r->size }, .end = end };
+	a->r.buf = g_malloc(BLOCK);
+	for (at = mid; at < end && at - mid < AHEAD_SEARCH; at += 8)
+		if (records_at(&a->r, at, end))
+			break;
+	a->from = at;
+	a->reading.attrs = pd->attrs;
+	a->reading.head = pd->head;
+	a->reading.head_mixed = pd->head_mixed;
+	a->log = g_byte_array_new();
+	if (at < end && at - mid < AHEAD_SEARCH &&
+	    pthread_create(&a->thread, NULL, ahead_walk, a) == 0)
+		return true;
+	g_byte_array_unref(a->log);
+	g_free(a->r.buf);
+	return false;
+}
+
+/*
+ * Replays the other thread's log (what its walk found, in the order
+ * found): where this thread's walk goes on from (a->stop, or a record
+ * the replay could not take).
+ */
+static uint64_t ahead_replay(struct perfdata *pd, struct ahead *a)
+{
+	const uint8_t *log = a->log->data;
+
+	for (size_t i = 0; i < a->log->len;) {
+		struct logged e;
+		unsigned size;
+
+		memcpy(&e, log + i, sizeof(e));
+		i += sizeof(e);
+		if (e.at == RUN) {
+			pd->order.seen = MAX(pd->order.seen, e.latest);
+			continue;
+		}
+		size = log[i + 6] | log[i + 7] << 8;
+		/* the record alone, from the log's copy of it */
+		if (walk(pd, &(struct reader){ .fd = -1, .size = a->r.size, .buf = (uint8_t *)log + i,
+				       .start = e.at, .len = size },
+			 e.at, e.at + size, a->end) != e.at + size)
+			return e.at;
+		i += size;
+	}
+	return a->stop;
+}
+
+/* walk() of the data section [off, end), on two threads when it is long. */
+static void walk_data(struct perfdata *pd, struct reader *r, uint64_t off, uint64_t end)
+{
+	struct ahead a;
+	bool split = ahead_start(&a, pd, r, off, end);
+
+	off = walk(pd, r, off, split ? a.from : end, end);
+	if (!split)
+		return;
+	pthread_join(a.thread, NULL);
+	if (off == a.from && pd->attrs == a.reading.attrs && pd->head == a.reading.head &&
+	    pd->head_mixed == a.reading.head_mixed)
+		off = ahead_replay(pd, &a);
+	if (off < end)
+		walk(pd, r, off, end, end);
+	g_byte_array_unref(a.log);
+	g_free(a.r.buf);
 }
 
 /* The file header's event attributes: the records' sample_id trailers. */
@@ -1337,7 +1535,7 @@ struct perfdata *perfdata_read(int fd, const char *name, GError **err)
 	if (hsize == PIPE_HEADER) {
 		/* records up to the end; a cut shows as a last record cut short */
 		pd->pipe = true;
-		walk(pd, &r, PIPE_HEADER, r.size);
+		walk(pd, &r, PIPE_HEADER, r.size, r.size);
 		goto out;
 	}
 	data_off = u64(h + 40);
@@ -1355,7 +1553,7 @@ struct perfdata *perfdata_read(int fd, const char *name, GError **err)
 			   data_off + data_size, r.size);
 	} else {
 		read_attrs(pd, &r, h);
-		walk(pd, &r, data_off, data_off + data_size);
+		walk_data(pd, &r, data_off, data_off + data_size);
 		read_sample_time(pd, &r, bits, data_off + data_size);
 		read_cmdline(pd, &r, bits, data_off + data_size);
 	}

@@ -49,7 +49,10 @@
  * perfdata_switch_in() gives the switch-in a tracepoint stream lacks.
  *
  * The file is read through its own descriptor in blocks (pread, so the
- * caller's offset is untouched); memory grows with the number of threads
+ * caller's offset is untouched), a long one's second half on a thread of
+ * its own while the caller's walks the first (up to 64 MiB more memory
+ * while it runs, for the records other than samples it copies); memory
+ * grows with the number of threads
  * and processes in the recording (a process's mappings are kept as at
  * most 4096 address ranges), and with its switch-in records: 8 bytes
  * for each (of the ~50 bytes perf wrote for it), none without
