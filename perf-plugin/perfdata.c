@@ -1481,6 +1481,30 @@ static void index_files(struct perfdata *pd)
 	}
 }
 
+static void *index_run(void *pd)
+{
+	index_maps(pd);
+	index_files(pd);
+	return NULL;
+}
+
+/*
+ * The indexes of what the walk kept: sort_changes() here while another
+ * thread makes those of the maps and the files (they read the same
+ * tables, and each changes only its own).
+ */
+static void index_all(struct perfdata *pd)
+{
+	pthread_t other;
+	bool two = pthread_create(&other, NULL, index_run, pd) == 0;
+
+	sort_changes(pd);
+	if (two)
+		pthread_join(other, NULL);
+	else
+		index_run(pd);
+}
+
 struct perfdata *perfdata_read(int fd, const char *name, GError **err)
 {
 	struct perfdata *pd;
@@ -1558,9 +1582,7 @@ struct perfdata *perfdata_read(int fd, const char *name, GError **err)
 		read_cmdline(pd, &r, bits, data_off + data_size);
 	}
 out:
-	sort_changes(pd);
-	index_maps(pd);
-	index_files(pd);
+	index_all(pd);
 	if (r.error && !pd->damage)
 		set_damage(pd, "read error: %s", g_strerror(r.error));
 	g_free(r.buf);
