@@ -7,6 +7,7 @@
  */
 #include "collapse/collapse.h"
 #include "collapse/inline.h"
+#include "core/error.h"
 #include "core/textesc.h"
 #include "exports.h"
 #include "frames.h"
@@ -19,6 +20,8 @@
 
 #include <perf/perf_dlfilter.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,7 +60,9 @@ struct state {
 	char *kept;		/* the event being folded */
 	GHashTable *dropped;	/* other event name -> samples */
 	GHashTable *attrs_ok;	/* perf_event_attr * already checked */
-	struct perfdata *pd;	/* the recording's file, if found */
+	struct perfdata *pd;	/* the recording's file, if found and read */
+	struct reading *reading;	/* it, while read (start_reading()) */
+	bool lean;		/* frame_cache_set_lean() */
 	struct perf_event_attr kept_attr;	/* the kept event's, for the unit */
 	bool have_attr;
 	/* every sample perf read (filter_event_early), and the latest time */
@@ -144,10 +149,14 @@ const char *filter_description(const char **long_description)
 	return "fold stacks (per process, on- or off-CPU) like perf script | fp-collapse";
 }
 
+static bool use_recording(struct state *st);
+
 static void free_state(struct state *st)
 {
 	if (!st)
 		return;
+	if (st->reading)
+		use_recording(st);	/* its thread ended, and its memory freed */
 	exports_free(st->ex);
 	frame_cache_free(st->frames);
 	/* the tables hold the stacks' texts: freed first */
@@ -206,31 +215,94 @@ static int find_recording(char **path)
 	return found;
 }
 
+static bool recorded_may_map(void *data, int pid, uint64_t addr);
+static uint32_t recorded_map_gen(void *data, int pid, uint64_t time, uint64_t *until);
+static bool recorded_switch_in(void *data, int tid, uint64_t from, uint64_t to, uint64_t *time);
+static uint32_t recorded_name_gen(void *data, int tid, uint64_t time, uint64_t *until);
+static bool recorded_file_at(void *data, int pid, uint64_t addr, uint64_t time, uint32_t *file,
+			     const char **name, uint64_t *offset);
+
 /*
- * Reads the recording's own file; false when it is cut short or corrupt:
- * perf would hand over part of the samples and stop, and the profile of
- * part of a recording would pass for the whole.
+ * The recording's own file, read on a second thread from start() on:
+ * meanwhile perf goes on to its first sample, and, handed it, loads the
+ * symbols of its kernel or program (50 ms for the kernel's), which
+ * use_recording() lets it do first.  Its own descriptor: perf closes its
+ * one before stop().
  */
-static bool check_recording(struct state *st)
-{
+struct reading {
+	pthread_t thread;
+	bool running;
+	int fd;
 	char *path;
+	struct perfdata *pd;
+	GError *err;
+};
+
+static void *read_run(void *data)
+{
+	struct reading *r = data;
+
+	r->pd = perfdata_read(r->fd, r->path, &r->err);
+	return NULL;
+}
+
+/* false when the header shows it cut short: no profile */
+static bool start_reading(struct state *st)
+{
+	char *path, *cut;
 	int fd = find_recording(&path);
-	GError *err = NULL;
-	uint64_t late;
-	unsigned procs;
+	struct reading *r;
 
 	if (fd < 0) {
 		warn("cannot find the perf.data file perf reads (a pipe?): "
 		     "not checked for damage, processes named after their samples");
 		return true;
 	}
-	st->pd = perfdata_read(fd, path, &err);
-	g_free(path);
-	if (!st->pd) {
-		warn("%s: not checked for damage", err->message);
-		g_error_free(err);
-		return true;
+	if ((cut = perfdata_cut(fd, path))) {
+		/* said before perf starts, as a damaged record would be */
+		warn("%s: no profile made, it would hold only part of the recording", cut);
+		g_free(cut);
+		g_free(path);
+		return false;
 	}
+	r = st->reading = g_new0(struct reading, 1);
+	r->path = path;
+	r->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (r->fd < 0)
+		fk_error_at(&r->err, FK_ERROR_IO, path, 0, "cannot read: %s", g_strerror(errno));
+	else if (!(r->running = pthread_create(&r->thread, NULL, read_run, r) == 0))
+		read_run(r);
+	return true;
+}
+
+/*
+ * Waits for the recording's reading, if started, and puts it to use;
+ * false when it is cut short or corrupt: perf would hand over part of
+ * the samples and stop, and the profile of part of a recording would
+ * pass for the whole.
+ */
+static bool use_recording(struct state *st)
+{
+	struct reading *r = st->reading;
+	uint64_t late;
+	unsigned procs;
+
+	if (!r)
+		return true;
+	st->reading = NULL;
+	if (r->running)
+		pthread_join(r->thread, NULL);
+	if (r->fd >= 0)
+		close(r->fd);
+	g_free(r->path);
+	st->pd = r->pd;
+	if (!st->pd) {
+		warn("%s: not checked for damage", r->err->message);
+		g_error_free(r->err);
+	}
+	g_free(r);
+	if (!st->pd)
+		return true;
 	if (perfdata_damage(st->pd)) {
 		warn("%s: no profile made, it would hold only part of the recording",
 		     perfdata_damage(st->pd));
@@ -248,6 +320,24 @@ static bool check_recording(struct state *st)
 		warn("%" G_GUINT64_FORMAT " process record%s may reach perf after later samples (out of "
 		     "order): %u process%s resolved through perf at every sample, without "
 		     "caching", late, late == 1 ? "" : "s", procs, procs == 1 ? "" : "es");
+	/* perf record --switch-events: the switch-ins the tracepoint lacks */
+	if (st->off && perfdata_switches(st->pd))
+		offcpu_on_unseen(st->off, recorded_switch_in, st->pd);
+	frame_cache_set_may_map(st->frames, recorded_may_map, st->pd);
+	if (perfdata_has_map_times(st->pd)) {
+		frame_cache_set_gen(st->frames, recorded_map_gen, st->pd);
+		frame_cache_set_name_gen(st->frames, recorded_name_gen, st->pd);
+		if (st->lean)
+			frame_cache_set_files(st->frames, recorded_file_at, st->pd);
+	}
+	/*
+	 * A switch not counted still names its thread (frame_cache_note_comm())
+	 * and, per process, its process (profiles_get()); that changes nothing
+	 * when perf gives the maps' times (a renamed thread does not start a
+	 * new generation of frames) and processes are not written apart.
+	 */
+	st->skip_unwanted = st->off && !st->o.split && !st->o.comm_re &&
+			    perfdata_has_map_times(st->pd);
 	return true;
 }
 
@@ -264,13 +354,6 @@ static void credit_export(void *data, int tid, uint64_t since, uint64_t ns)
 	if (g_hash_table_lookup_extended(st->sample_tid, GINT_TO_POINTER(tid), NULL, &t))
 		exports_credit(st->ex, GPOINTER_TO_INT(t), since, ns);
 }
-
-static bool recorded_may_map(void *data, int pid, uint64_t addr);
-static uint32_t recorded_map_gen(void *data, int pid, uint64_t time, uint64_t *until);
-static bool recorded_switch_in(void *data, int tid, uint64_t from, uint64_t to, uint64_t *time);
-static uint32_t recorded_name_gen(void *data, int tid, uint64_t time, uint64_t *until);
-static bool recorded_file_at(void *data, int pid, uint64_t addr, uint64_t time, uint32_t *file,
-			     const char **name, uint64_t *offset);
 
 /*
  * Whether perf script was given no option that selects samples (--pid,
@@ -372,20 +455,11 @@ int start(void **data, void *ctx)
 			return -1;
 		}
 	}
-	if (!check_recording(st)) {
+	if (!start_reading(st)) {
 		st->failed = true;
 		return -1;
 	}
-	/* perf record --switch-events: the switch-ins the tracepoint lacks */
-	if (st->off && st->pd && perfdata_switches(st->pd))
-		offcpu_on_unseen(st->off, recorded_switch_in, st->pd);
 	st->frames = frame_cache_new(&perf_dlfilter_fns, st->o.max_stack);
-	if (st->pd)
-		frame_cache_set_may_map(st->frames, recorded_may_map, st->pd);
-	if (st->pd && perfdata_has_map_times(st->pd)) {
-		frame_cache_set_gen(st->frames, recorded_map_gen, st->pd);
-		frame_cache_set_name_gen(st->frames, recorded_name_gen, st->pd);
-	}
 	/* comm= picks processes by a name known only at the end */
 	st->profiles = profiles_new(&st->co, st->o.split || st->o.comm_re);
 	st->ex = exports_new(&(struct export_opts){
@@ -400,8 +474,7 @@ int start(void **data, void *ctx)
 		 * frames but frame_cache_ip(), which keeps none (the exports
 		 * here need only the keys) */
 		frame_cache_set_lean(st->frames);
-		if (st->pd && perfdata_has_map_times(st->pd))
-			frame_cache_set_files(st->frames, recorded_file_at, st->pd);
+		st->lean = true;
 		st->sk = stacks_new(&st->co.names, st->frames, st->o.max_stack);
 		stacks_set_threads(st->sk, st->o.threads);
 	}
@@ -409,14 +482,6 @@ int start(void **data, void *ctx)
 		st->sample_tid = g_hash_table_new(g_direct_hash, g_direct_equal);
 		offcpu_on_credit(st->off, credit_export, st);
 	}
-	/*
-	 * A switch not counted still names its thread (frame_cache_note_comm())
-	 * and, per process, its process (profiles_get()); that changes nothing
-	 * when perf gives the maps' times (a renamed thread does not start a
-	 * new generation of frames) and processes are not written apart.
-	 */
-	st->skip_unwanted = st->off && !st->o.split && !st->o.comm_re && st->pd &&
-			    perfdata_has_map_times(st->pd);
 	st->early = perf_selects_nothing();
 	return 0;
 }
@@ -582,6 +647,14 @@ int filter_event_early(void *data, const struct perf_dlfilter_sample *ds, void *
 
 	if (st->failed)
 		return -1;
+	if (st->reading) {
+		/* perf loads this sample's symbols while the recording is read */
+		(void)perf_dlfilter_fns.resolve_ip(ctx);
+		if (!use_recording(st)) {
+			st->failed = true;
+			return -1;
+		}
+	}
 	st->read++;
 	if (ds->time > st->last_time)
 		st->last_time = ds->time;
@@ -1134,6 +1207,8 @@ int stop(void *data, void *ctx)
 		free_state(st);
 		return st ? -1 : 0;
 	}
+	if (!use_recording(st))
+		fail_exit(st);
 	if (!read_to_end(st))
 		fail_exit(st);
 	if (st->off && st->samples) {

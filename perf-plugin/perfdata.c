@@ -1505,6 +1505,38 @@ static void index_all(struct perfdata *pd)
 		index_run(pd);
 }
 
+/* What is wrong with a data section of size bytes at off in a file of file_size, or NULL. */
+static char *section_damage(uint64_t off, uint64_t size, uint64_t file_size)
+{
+	if (off < FILE_HEADER || off > UINT64_MAX - size)
+		return g_strdup_printf("corrupt header: data section at byte %" G_GUINT64_FORMAT
+				       " of %" G_GUINT64_FORMAT " bytes", off, size);
+	if (size == 0)
+		return g_strdup("not finished: its header gives no size for the samples "
+				"(was perf record killed?)");
+	if (off + size > file_size)
+		return g_strdup_printf("cut short: its header says the samples end at byte %"
+				       G_GUINT64_FORMAT ", the file has %" G_GUINT64_FORMAT
+				       " bytes", off + size, file_size);
+	return NULL;
+}
+
+char *perfdata_cut(int fd, const char *name)
+{
+	uint8_t h[FILE_HEADER];
+	struct stat sb;
+	char *cut, *msg;
+
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+	    pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h) || u64(h) != MAGIC ||
+	    u64(h + 8) != FILE_HEADER ||
+	    !(cut = section_damage(u64(h + 40), u64(h + 48), (uint64_t)sb.st_size)))
+		return NULL;
+	msg = g_strdup_printf("%s: %s", name, cut);
+	g_free(cut);
+	return msg;
+}
+
 struct perfdata *perfdata_read(int fd, const char *name, GError **err)
 {
 	struct perfdata *pd;
@@ -1513,6 +1545,7 @@ struct perfdata *perfdata_read(int fd, const char *name, GError **err)
 	const uint8_t *h;
 	uint8_t bits[32];
 	uint64_t magic, hsize, data_off, data_size;
+	char *cut;
 
 	if (fstat(fd, &sb) != 0) {
 		fk_error_at(err, FK_ERROR_IO, name, 0, "cannot read: %s", g_strerror(errno));
@@ -1565,16 +1598,9 @@ struct perfdata *perfdata_read(int fd, const char *name, GError **err)
 	data_off = u64(h + 40);
 	data_size = u64(h + 48);
 	memcpy(bits, h + 72, sizeof(bits));
-	if (data_off < FILE_HEADER || data_off > UINT64_MAX - data_size) {
-		set_damage(pd, "corrupt header: data section at byte %" G_GUINT64_FORMAT
-			   " of %" G_GUINT64_FORMAT " bytes", data_off, data_size);
-	} else if (data_size == 0) {
-		set_damage(pd, "not finished: its header gives no size for the samples "
-			   "(was perf record killed?)");
-	} else if (data_off + data_size > r.size) {
-		set_damage(pd, "cut short: its header says the samples end at byte %"
-			   G_GUINT64_FORMAT ", the file has %" G_GUINT64_FORMAT " bytes",
-			   data_off + data_size, r.size);
+	if ((cut = section_damage(data_off, data_size, r.size))) {
+		set_damage(pd, "%s", cut);
+		g_free(cut);
 	} else {
 		read_attrs(pd, &r, h);
 		walk_data(pd, &r, data_off, data_off + data_size);

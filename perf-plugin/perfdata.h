@@ -85,6 +85,14 @@ void perfdata_free(struct perfdata *pd);
 const char *perfdata_damage(const struct perfdata *pd);
 
 /*
+ * From the header alone, without reading the records: what
+ * perfdata_damage() would say of a file whose data section is cut short
+ * or has no size (a file being written, or perf record killed); NULL
+ * when the header does not show that.  Free the result with g_free().
+ */
+char *perfdata_cut(int fd, const char *name);
+
+/*
  * The times of the first and last samples as perf record noted them (the
  * HEADER_SAMPLE_TIME feature); false when the file does not say (perf
  * record -B, a pipe, a cut feature section).

@@ -258,10 +258,19 @@ static struct perfdata *read_bytes(GByteArray *b, GError **err)
 	return pd;
 }
 
+/*
+ * The damage the file's reading finds; and perfdata_cut(), from the
+ * header alone, the same when it is the header's (a file's data section
+ * cut short, without a size, or out of place), else none.
+ */
 static void expect_damage(GByteArray *b, const char *want)
 {
 	GError *err = NULL;
 	struct perfdata *pd = read_bytes(b, &err);
+	char *path = g_build_filename(tmpdir, "x.data", NULL), *cut;
+	int fd = open(path, O_RDONLY);
+	bool header = strstr(want, "cut short: its header") || strstr(want, "not finished") ||
+		      strstr(want, "corrupt header");
 
 	CHECK(pd != NULL);
 	if (pd && (!perfdata_damage(pd) || !strstr(perfdata_damage(pd), want))) {
@@ -269,6 +278,16 @@ static void expect_damage(GByteArray *b, const char *want)
 			perfdata_damage(pd) ? perfdata_damage(pd) : "(none)", want);
 		check_failures++;
 	}
+	CHECK(fd >= 0);
+	cut = perfdata_cut(fd, "x.data");
+	if (header ? !cut || !pd || strcmp(cut, perfdata_damage(pd)) != 0 : cut != NULL) {
+		fprintf(stderr, "perfdata_cut() '%s', damage '%s'\n", cut ? cut : "(none)",
+			pd && perfdata_damage(pd) ? perfdata_damage(pd) : "(none)");
+		check_failures++;
+	}
+	g_free(cut);
+	close(fd);
+	g_free(path);
 	perfdata_free(pd);
 	g_clear_error(&err);
 }
@@ -329,6 +348,15 @@ static void check_many(GByteArray *b, int n, bool pipe)
 	CHECK(pd && !perfdata_damage(pd) && perfdata_is_pipe(pd) == pipe);
 	if (pd && perfdata_damage(pd))
 		fprintf(stderr, "%s\n", perfdata_damage(pd));
+	{
+		/* nor does its header look cut */
+		char *path = g_build_filename(tmpdir, "x.data", NULL), *cut;
+		int fd = open(path, O_RDONLY);
+
+		CHECK(fd >= 0 && !(cut = perfdata_cut(fd, "x.data")));
+		close(fd);
+		g_free(path);
+	}
 	for (int i = 0; pd && i < n; i++) {
 		char name[24];
 
