@@ -133,11 +133,14 @@ static __s32 fake_resolve_cc(void *ctx, __u64 address, struct perf_dlfilter_al *
 	return 0;
 }
 
+static int map_asks;	/* fake_file_at() and fake_may_map() calls */
+
 static bool fake_file_at(void *data, int pid, uint64_t addr, uint64_t time, uint32_t *file,
 			 const char **name, uint64_t *offset)
 {
 	(void)data;
 	(void)time;
+	map_asks++;
 	if (addr < CC_BASE(pid) || addr >= CC_BASE(pid) + CC_SIZE)
 		return false;
 	*file = 0;
@@ -149,6 +152,7 @@ static bool fake_file_at(void *data, int pid, uint64_t addr, uint64_t time, uint
 static bool fake_may_map(void *data, int pid, uint64_t addr)
 {
 	(void)data;
+	map_asks++;
 	return addr >= CC_BASE(pid) && addr < CC_BASE(pid) + CC_SIZE;
 }
 
@@ -174,6 +178,7 @@ static void test_shared_files(void)
 	uint64_t by_file, misplaced, ip = 0;
 	const char *file = "";
 	uint32_t id, *w;
+	int asks;
 
 	frame_cache_set_lean(fc);
 	frame_cache_share_unmapped(fc);
@@ -212,6 +217,17 @@ static void test_shared_files(void)
 	frame_cache_note_comm(fc, 300, 300, "cc", 10);
 	CHECK((w = frame_cache_word(fc, NULL, frame_cache_space(fc), 0x1000, &id)) && *w == 7);
 	CHECK(cc_lookups == 2);
+	/* an unmapped address again in the same process: the maps are not
+	 * asked again; in another process they are, once */
+	asks = map_asks;
+	CHECK((w = frame_cache_word(fc, NULL, frame_cache_space(fc), 0x2000, &id)) && *w == 8);
+	CHECK(map_asks == asks);
+	frame_cache_note_comm(fc, 200, 200, "cc", 10);
+	CHECK((w = frame_cache_word(fc, NULL, frame_cache_space(fc), 0x2000, &id)) && *w == 8);
+	CHECK(map_asks > asks);
+	asks = map_asks;
+	CHECK((w = frame_cache_word(fc, NULL, frame_cache_space(fc), 0x2000, &id)) && *w == 8);
+	CHECK(map_asks == asks);
 	/* perf names the file otherwise: that offset is not shared */
 	cc_dso = "/usr/bin/cc-by-another-name";
 	CHECK(cc_word(fc, 300, 0x280, 50) == 50);
