@@ -198,11 +198,29 @@ struct fork {
 	int ppid;
 };
 
+/*
+ * An answer of perfdata_file_at() from a process's own mapping, and for
+ * how long it holds: for any address in the mapping, at any time after
+ * the mapping's and before the process's next FORK (a pid reused), as
+ * the mapping overlaps no other of its process's.
+ */
+struct file_hit {
+	int pid;
+	uint32_t file;
+	uint64_t start, len, pgoff;
+	uint64_t after, before;	/* times, both excluded */
+	const char *name;
+};
+#define FILE_HITS 256		/* a power of two */
+
 struct file_index {
 	GHashTable *pids;	/* pid -> struct file_maps */
 	struct fk_intern *keys;	/* file_key() -> its file's number */
 	int last_pid;		/* the last pid asked about, and its maps */
 	const struct file_maps *last;
+	/* the last answers, by pid and megabyte: the frames of a stack new
+	 * to its process are mostly in a few mappings */
+	struct file_hit hits[FILE_HITS];
 };
 
 struct changes {
@@ -1843,7 +1861,7 @@ static const struct fork *fork_before(const struct file_maps *fm, uint64_t time)
  * it, exec or not), up to depth more parents.
  */
 static bool file_in(const struct perfdata *pd, const struct file_maps *fm, uint64_t addr,
-		    uint64_t time, int depth, struct perfdata_file *f)
+		    uint64_t time, int depth, struct perfdata_file *f, struct file_hit *hit)
 {
 	const struct file_map *m = (const struct file_map *)(const void *)fm->maps->data;
 	const struct fork *made = fork_before(fm, time);
@@ -1868,25 +1886,53 @@ static bool file_in(const struct perfdata *pd, const struct file_maps *fm, uint6
 		f->file = m->file - 1;
 		f->name = key.s + FILE_KEY_NAME;
 		f->offset = addr - m->r.start + m->pgoff;
+		if (hit) {
+			guint next = count_upto(fm->forks->data, fm->forks->len, sizeof(*made),
+						m->time);
+
+			hit->file = f->file;
+			hit->name = f->name;
+			hit->start = m->r.start;
+			hit->len = m->r.end - m->r.start;
+			hit->pgoff = m->pgoff;
+			hit->after = m->time;
+			hit->before = next < fm->forks->len
+				      ? g_array_index(fm->forks, struct fork, next).time : UINT64_MAX;
+		}
 		return true;
 	}
 	/* none of its own, then its parent's when it forked */
 	if (!made || made->ppid <= 0 || depth <= 0 ||
 	    !(fm = g_hash_table_lookup(pd->files->pids, GINT_TO_POINTER(made->ppid))))
 		return false;
-	return file_in(pd, fm, addr, made->time, depth - 1, f);
+	return file_in(pd, fm, addr, made->time, depth - 1, f, NULL);
 }
 
 bool perfdata_file_at(const struct perfdata *pd, int pid, uint64_t addr, uint64_t time,
 		      struct perfdata_file *f)
 {
 	struct file_index *fi = pd->files;
+	struct file_hit *hit, new = { 0 };
 
 	if (!perfdata_has_map_times(pd) || pid <= 0)
 		return false;
+	hit = &fi->hits[((guint)pid * 0x9e3779b1u ^ (guint)(addr >> 20)) & (FILE_HITS - 1)];
+	if (hit->pid == pid && addr - hit->start < hit->len && time > hit->after &&
+	    time < hit->before) {
+		f->file = hit->file;
+		f->name = hit->name;
+		f->offset = addr - hit->start + hit->pgoff;
+		return true;
+	}
 	if (pid != fi->last_pid) {
 		fi->last_pid = pid;
 		fi->last = g_hash_table_lookup(fi->pids, GINT_TO_POINTER(pid));
 	}
-	return fi->last && file_in(pd, fi->last, addr, time, 16, f);
+	if (!fi->last || !file_in(pd, fi->last, addr, time, 16, f, &new))
+		return false;
+	if (new.len) {
+		*hit = new;
+		hit->pid = pid;
+	}
+	return true;
 }

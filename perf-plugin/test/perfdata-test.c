@@ -642,15 +642,37 @@ static void mmap2_file(GByteArray *b, uint32_t pid, const char *file, uint64_t t
 }
 
 /* perfdata_file_at()'s answer for an address, as "NAME+0xOFFSET #NUMBER" or "-". */
-static const char *file_at(struct perfdata *pd, int pid, uint64_t addr, uint64_t time)
+static const char *file_text(struct perfdata *pd, int pid, uint64_t addr, uint64_t time,
+			     char *buf, size_t len)
 {
-	static char buf[256];
 	struct perfdata_file f;
 
 	if (!perfdata_file_at(pd, pid, addr, time, &f))
 		return "-";
-	snprintf(buf, sizeof(buf), "%s+0x%" G_GINT64_MODIFIER "x #%u", f.name, f.offset, f.file);
+	snprintf(buf, len, "%s+0x%" G_GINT64_MODIFIER "x #%u", f.name, f.offset, f.file);
 	return buf;
+}
+
+/*
+ * perfdata_file_at() as text; every answer is also asked again with its
+ * last answers forgotten (struct file_hit), and must be the same.
+ */
+static const char *file_at(struct perfdata *pd, int pid, uint64_t addr, uint64_t time)
+{
+	static char buf[256], fresh[256];
+	struct file_hit saved[FILE_HITS];
+	const char *got = file_text(pd, pid, addr, time, buf, sizeof(buf)), *want;
+
+	memcpy(saved, pd->files->hits, sizeof(saved));
+	memset(pd->files->hits, 0, sizeof(saved));
+	want = file_text(pd, pid, addr, time, fresh, sizeof(fresh));
+	memcpy(pd->files->hits, saved, sizeof(saved));
+	if (strcmp(got, want) != 0) {
+		fprintf(stderr, "file_at(%d, 0x%" G_GINT64_MODIFIER "x, %" G_GUINT64_FORMAT
+			"): '%s', asked afresh '%s'\n", pid, addr, time, got, want);
+		check_failures++;
+	}
+	return got;
 }
 
 /*
