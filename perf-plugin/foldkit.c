@@ -149,14 +149,18 @@ const char *filter_description(const char **long_description)
 	return "fold stacks (per process, on- or off-CPU) like perf script | fp-collapse";
 }
 
-static bool use_recording(struct state *st);
+static struct perfdata *reading_done(struct state *st, GError **err);
 
 static void free_state(struct state *st)
 {
 	if (!st)
 		return;
-	if (st->reading)
-		use_recording(st);	/* its thread ended, and its memory freed */
+	if (st->reading) {
+		GError *err = NULL;
+
+		perfdata_free(reading_done(st, &err));
+		g_clear_error(&err);
+	}
 	exports_free(st->ex);
 	frame_cache_free(st->frames);
 	/* the tables hold the stacks' texts: freed first */
@@ -275,6 +279,25 @@ static bool start_reading(struct state *st)
 	return true;
 }
 
+/* The reading's end: what it read, or NULL and why in *err. */
+static struct perfdata *reading_done(struct state *st, GError **err)
+{
+	struct reading *r = st->reading;
+	struct perfdata *pd;
+
+	st->reading = NULL;
+	if (r->running)
+		pthread_join(r->thread, NULL);
+	if (r->fd >= 0)
+		close(r->fd);
+	pd = r->pd;
+	if (!pd)
+		g_propagate_error(err, r->err);
+	g_free(r->path);
+	g_free(r);
+	return pd;
+}
+
 /*
  * Waits for the recording's reading, if started, and puts it to use;
  * false when it is cut short or corrupt: perf would hand over part of
@@ -283,26 +306,17 @@ static bool start_reading(struct state *st)
  */
 static bool use_recording(struct state *st)
 {
-	struct reading *r = st->reading;
+	GError *err = NULL;
 	uint64_t late;
 	unsigned procs;
 
-	if (!r)
+	if (!st->reading)
 		return true;
-	st->reading = NULL;
-	if (r->running)
-		pthread_join(r->thread, NULL);
-	if (r->fd >= 0)
-		close(r->fd);
-	g_free(r->path);
-	st->pd = r->pd;
-	if (!st->pd) {
-		warn("%s: not checked for damage", r->err->message);
-		g_error_free(r->err);
+	if (!(st->pd = reading_done(st, &err))) {
+		warn("%s: not checked for damage", err->message);
+		g_error_free(err);
+		return true;
 	}
-	g_free(r);
-	if (!st->pd)
-		return true;
 	if (perfdata_damage(st->pd)) {
 		warn("%s: no profile made, it would hold only part of the recording",
 		     perfdata_damage(st->pd));
