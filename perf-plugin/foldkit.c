@@ -899,7 +899,14 @@ static int fold(struct state *st, const struct perf_dlfilter_sample *ds, void *c
 
 int filter_event(void *data, const struct perf_dlfilter_sample *ds, void *ctx)
 {
-	return fold(data, ds, ctx);
+	struct state *st = data;
+
+	/* (filter_event_early() put the recording to use already) */
+	if (st->reading && !use_recording(st)) {
+		st->failed = true;
+		return -1;
+	}
+	return fold(st, ds, ctx);
 }
 
 static void report_dropped(struct state *st)
