@@ -76,7 +76,8 @@ $(BUILD)/test/%: test/unit/%.c $(wildcard test/unit/*.h) $(LIBA)
 
 $(BUILD)/perf-plugin/foldkit.so: $(PLUGIN_SRC) $(wildcard perf-plugin/*.h lib/*/*.h) $(LIB_OBJ)
 	@mkdir -p $(@D)
-	$(Q_LD)$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -shared $(LDFLAGS) -o $@ $(PLUGIN_SRC) $(LIB_OBJ) $(LIBS) $(PLUGIN_LIBS)
+	$(Q_LD)$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -fno-semantic-interposition -shared -Wl,-Bsymbolic \
+		$(LDFLAGS) -o $@ $(PLUGIN_SRC) $(LIB_OBJ) $(LIBS) $(PLUGIN_LIBS)
 
 # --- fold2svg: its interactive script, lib/render/fold2svg.js, embedded as a C
 # string.  The script goes into a CDATA section, so it must not hold "]]>".
