@@ -62,7 +62,6 @@ struct state {
 	GHashTable *attrs_ok;	/* perf_event_attr * already checked */
 	struct perfdata *pd;	/* the recording's file, if found and read */
 	struct reading *reading;	/* it, while read (start_reading()) */
-	bool lean;		/* frame_cache_set_lean() */
 	struct perf_event_attr kept_attr;	/* the kept event's, for the unit */
 	bool have_attr;
 	/* every sample perf read (filter_event_early), and the latest time */
@@ -341,7 +340,7 @@ static bool use_recording(struct state *st)
 	if (perfdata_has_map_times(st->pd)) {
 		frame_cache_set_gen(st->frames, recorded_map_gen, st->pd);
 		frame_cache_set_name_gen(st->frames, recorded_name_gen, st->pd);
-		if (st->lean)
+		if (st->sk)	/* the lean cache's: stacks.h names the frames */
 			frame_cache_set_files(st->frames, recorded_file_at, st->pd);
 	}
 	/*
@@ -488,7 +487,6 @@ int start(void **data, void *ctx)
 		 * frames but frame_cache_ip(), which keeps none (the exports
 		 * here need only the keys) */
 		frame_cache_set_lean(st->frames);
-		st->lean = true;
 		st->sk = stacks_new(&st->co.names, st->frames, st->o.max_stack);
 		stacks_set_threads(st->sk, st->o.threads);
 	}

@@ -108,7 +108,7 @@ struct frame_cache {
 	 * without frame pointers gives the same garbage again (on
 	 * bench/data/plugin.data, 214,000 lookups of 98,000 addresses), and
 	 * each would search the process's files and its parents' again */
-	struct {
+	struct unmapped_addr {
 		uint64_t space, ip;
 	} unmapped_lately[UNMAPPED_LATELY];
 	bool word_claimed;	/* frame_cache_claim_word() said yes */
@@ -585,6 +585,18 @@ static bool placed_as_file(struct frame_cache *fc, struct file_frame *ff, const 
 	return false;
 }
 
+/* The frame every unmapped user address shares (made before), its slot in *sp. */
+static uint32_t unmapped_frame(struct frame_cache *fc, uint64_t ip, struct perf_frame *f,
+			       struct slot **sp)
+{
+	if (!fc->unmapped.word) {
+		/* its caller names it from this one */
+		fill_transient(fc, ip, false, NULL, f);
+	}
+	*sp = &fc->unmapped;
+	return fc->unmapped.id - 1;
+}
+
 /*
  * The id of the frame of an address in a space, resolved and cached on
  * first sight, its slot in *sp; FRAME_CACHE_UNCACHED when it is not cached
@@ -601,7 +613,7 @@ static uint32_t frame_slot(struct frame_cache *fc, void *ctx, uint64_t space, ui
 	const char *file_name = NULL;
 	size_t i;
 	bool found, mapped, first_unmapped = false;
-	__typeof__(fc->unmapped_lately[0]) *lately;
+	struct unmapped_addr *lately;
 
 	if (fc->wordless) {
 		/* before any table moves */
@@ -624,7 +636,7 @@ static uint32_t frame_slot(struct frame_cache *fc, void *ctx, uint64_t space, ui
 	}
 	lately = &fc->unmapped_lately[mix(space, ip) >> 40 & (UNMAPPED_LATELY - 1)];
 	if (lately->ip == ip && lately->space == space && fc->unmapped.id)
-		goto unmapped;
+		return unmapped_frame(fc, ip, f, sp);
 	if (fc->lean && by_file(fc, s, space, ip, &ff, &file_name)) {
 		fc->nused++;
 		*sp = s;
@@ -653,17 +665,10 @@ static uint32_t frame_slot(struct frame_cache *fc, void *ctx, uint64_t space, ui
 		 */
 		lately->space = space;
 		lately->ip = ip;
-		if (!fc->unmapped.id) {
+		if (!fc->unmapped.id)
 			first_unmapped = true;	/* made below, then shared */
-		} else {
-unmapped:
-			if (!fc->unmapped.word) {
-				/* its caller names it from this one */
-				fill_transient(fc, ip, false, &al, f);
-			}
-			*sp = &fc->unmapped;
-			return fc->unmapped.id - 1;
-		}
+		else
+			return unmapped_frame(fc, ip, f, sp);
 	}
 	if ((!found || !al.dso) && space != KERNEL_SPACE && space != HV_SPACE && mapped) {
 		/*
