@@ -1,6 +1,7 @@
 #include "core/linereader.h"
 
 #include "core/error.h"
+#include "core/simd.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -9,9 +10,6 @@
 #include <unistd.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
-#endif
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
 #endif
 
 /*
@@ -289,8 +287,7 @@ skip_block(uint32_t m_nl, uint32_t m_in, uint32_t m_z, size_t i,
 #undef ONES
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#define HAVE_AVX2_PATH 1
+#ifdef FK_AVX2_PATH
 /*
  * The scan of fk_skip_indented() 32 bytes at a time, on processors with
  * AVX2 (checked at run time: the build targets plain x86-64).  Advances
@@ -322,14 +319,6 @@ static bool skip_indented_avx2(const char *base, size_t limit, size_t *ip,
 	return false;
 }
 
-static bool have_avx2(void)
-{
-	static int have = -1;
-
-	if (have < 0)
-		have = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
-	return have;
-}
 #endif
 
 size_t fk_skip_indented(const char *base, size_t limit, size_t *lines_out)
@@ -343,8 +332,8 @@ size_t fk_skip_indented(const char *base, size_t limit, size_t *lines_out)
 	 * Find the first '\n' whose next byte is not an indent; every line
 	 * before it is skipped.  Without one, skip through the last '\n' seen.
 	 */
-#ifdef HAVE_AVX2_PATH
-	if (limit >= 33 && have_avx2() &&
+#ifdef FK_AVX2_PATH
+	if (limit >= 33 && fk_have_avx2() &&
 	    skip_indented_avx2(base, limit, &i, &lines, &last_nl))
 		goto done;
 #endif

@@ -1,6 +1,7 @@
 #include "core/maplines.h"
 
 #include "core/error.h"
+#include "core/simd.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -127,6 +128,28 @@ struct map_lines *map_lines_open_windowed(const char *path, int *fdp, GError **e
 	return open_map(path, fdp, true, err);
 }
 
+#ifdef FK_AVX2_PATH
+/* find_end() 32 bytes a step; *ip is where the steps stopped, when
+ * fewer than 32 bytes are left. */
+__attribute__((target("avx2")))
+static const char *find_end_avx2(const char *s, size_t n, size_t *ip)
+{
+	const __m256i nl = _mm256_set1_epi8('\n'), zero = _mm256_setzero_si256();
+	size_t i;
+
+	for (i = 0; i + 32 <= n; i += 32) {
+		__m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(s + i));
+		unsigned mask = (unsigned)_mm256_movemask_epi8(
+			_mm256_or_si256(_mm256_cmpeq_epi8(v, nl), _mm256_cmpeq_epi8(v, zero)));
+
+		if (mask)
+			return s + i + __builtin_ctz(mask);
+	}
+	*ip = i;
+	return NULL;
+}
+#endif
+
 /*
  * The first '\n' or NUL in s[0..n), or NULL: one pass finds both.  Inline
  * rather than libc's strchrnul(): on lines of a hundred bytes or so the
@@ -135,6 +158,15 @@ struct map_lines *map_lines_open_windowed(const char *path, int *fdp, GError **e
 static const char *find_end(const char *s, size_t n)
 {
 	size_t i = 0;
+
+#ifdef FK_AVX2_PATH
+	if (n >= 32 && fk_have_avx2()) {
+		const char *e = find_end_avx2(s, n, &i);
+
+		if (e)
+			return e;
+	}
+#endif
 
 #ifdef __SSE2__
 	const __m128i nl = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();

@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "core/folded.h"
+#include "core/simd.h"
 
 #include <string.h>
 #ifdef __SSE2__
@@ -15,6 +16,40 @@
  * 16 positions at a time and confirming candidates with memcmp() needs no
  * set-up.
  */
+#ifdef FK_AVX2_PATH
+/*
+ * find_bytes()'s blocks of 32 positions, for a haystack with room for at
+ * least one (hl >= nl - 1 + 32); the same masking of the last block.
+ */
+__attribute__((target("avx2")))
+static const char *find_bytes_avx2(const char *h, size_t hl, const char *n, size_t nl)
+{
+	const __m256i first = _mm256_set1_epi8(n[0]), last = _mm256_set1_epi8(n[nl - 1]);
+	size_t i = 0;
+
+	for (uint32_t keep = 0xffffffffu;; i += 32) {
+		__m256i a = _mm256_loadu_si256((const __m256i *)(const void *)(h + i));
+		__m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(h + i + nl - 1));
+		uint32_t mask = (uint32_t)_mm256_movemask_epi8(
+			_mm256_and_si256(_mm256_cmpeq_epi8(a, first), _mm256_cmpeq_epi8(b, last))) & keep;
+
+		for (; mask; mask &= mask - 1) {
+			size_t at = i + (size_t)__builtin_ctz(mask);
+			if (nl == 2 || memcmp(h + at + 1, n + 1, nl - 2) == 0)
+				return h + at;
+		}
+		if (i + nl - 1 + 32 == hl)
+			return NULL;
+		if (i + 32 + nl - 1 + 32 > hl) {	/* the last, overlapping block */
+			size_t j = hl - (nl - 1) - 32;
+
+			keep = 0xffffffffu << (i + 32 - j);
+			i = j - 32;
+		}
+	}
+}
+#endif
+
 static const char *find_bytes(const char *h, size_t hl, const char *n, size_t nl)
 {
 	size_t i = 0;
@@ -25,6 +60,10 @@ static const char *find_bytes(const char *h, size_t hl, const char *n, size_t nl
 		return NULL;
 	if (nl == 1)
 		return memchr(h, n[0], hl);
+#ifdef FK_AVX2_PATH
+	if (hl >= nl - 1 + 32 && fk_have_avx2())
+		return find_bytes_avx2(h, hl, n, nl);
+#endif
 #ifdef __SSE2__
 	{
 		const __m128i first = _mm_set1_epi8(n[0]), last = _mm_set1_epi8(n[nl - 1]);
@@ -189,6 +228,50 @@ static inline bool vdso_start(const char *s, size_t n)
  * the same test, so kfold --keep-entry needs no search of its own for the
  * entry frame's end.
  */
+#ifdef FK_AVX2_PATH
+/*
+ * frames_ending_in()'s blocks 32 positions at a time, for len >= 36: sets
+ * *bad (a ';' without mark before it), *vd (a "vd" pair) and *first (the
+ * first ';', or len).
+ */
+__attribute__((target("avx2")))
+static void ending_scan_avx2(const char *s, size_t len, const char mark[4],
+			     uint32_t *bad_out, uint32_t *vd_out, size_t *first)
+{
+	const __m256i semi = _mm256_set1_epi8(';'), m0 = _mm256_set1_epi8(mark[0]),
+		m1 = _mm256_set1_epi8(mark[1]), m2 = _mm256_set1_epi8(mark[2]),
+		m3 = _mm256_set1_epi8(mark[3]), cv = _mm256_set1_epi8('v'),
+		cd = _mm256_set1_epi8('d');
+	uint32_t bad = 0, semis = 0, vd = 0;
+	size_t i = 4;
+
+	for (uint32_t keep = 0xffffffffu;; i += 32) {
+		if (i + 32 > len) {
+			keep = 0xffffffffu << (i - (len - 32));
+			i = len - 32;
+		}
+#define LOADY(k) _mm256_loadu_si256((const __m256i *)(const void *)(s + i - 4 + (k)))
+		__m256i v = LOADY(4);
+		uint32_t sm = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, semi)) & keep;
+		uint32_t em = (uint32_t)_mm256_movemask_epi8(_mm256_and_si256(
+			_mm256_and_si256(_mm256_cmpeq_epi8(LOADY(0), m0), _mm256_cmpeq_epi8(LOADY(1), m1)),
+			_mm256_and_si256(_mm256_cmpeq_epi8(LOADY(2), m2), _mm256_cmpeq_epi8(LOADY(3), m3))));
+
+		vd |= (uint32_t)_mm256_movemask_epi8(_mm256_and_si256(_mm256_cmpeq_epi8(LOADY(3), cv),
+								       _mm256_cmpeq_epi8(v, cd)));
+#undef LOADY
+		bad |= sm & ~em;
+		if (sm && !semis)	/* the blocks go forward */
+			*first = i + (size_t)__builtin_ctz(sm);
+		semis |= sm;
+		if (i + 32 >= len)
+			break;
+	}
+	*bad_out = bad;
+	*vd_out = vd;
+}
+#endif
+
 static size_t frames_ending_in(const char *s, size_t len, const char mark[4], bool no_vdso)
 {
 	size_t i = 4, first = len;	/* where the first ';' is */
@@ -203,6 +286,19 @@ static size_t frames_ending_in(const char *s, size_t len, const char mark[4], bo
 			return 0;
 	if (len < 8)
 		return len;
+#ifdef FK_AVX2_PATH
+	if (len >= 36 && fk_have_avx2()) {
+		uint32_t bad, vd;
+
+		ending_scan_avx2(s, len, mark, &bad, &vd, &first);
+		if (bad)
+			return 0;
+		if (!(no_vdso && vd))
+			return first;
+		first = len;	/* perhaps a vDSO frame: the frames one by one */
+		goto one_by_one;
+	}
+#endif
 #ifdef __SSE2__
 	if (len >= 20) {
 		const __m128i semi = _mm_set1_epi8(';'), m0 = _mm_set1_epi8(mark[0]),
@@ -247,6 +343,9 @@ static size_t frames_ending_in(const char *s, size_t len, const char mark[4], bo
 		i = 4;		/* perhaps a vDSO frame: the frames one by one */
 		first = len;
 	}
+#endif
+#ifdef FK_AVX2_PATH
+one_by_one:
 #endif
 	for (; i < len - 4; i++)
 		if (s[i] == ';') {
