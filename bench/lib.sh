@@ -6,6 +6,11 @@
 #                                          RUNS runs: on a shared machine
 #                                          wall time also counts the time
 #                                          other processes hold the CPUs
+#   read -r med best < <(time_stats RUNS cmd args...)
+#                                          median and least wall seconds of
+#                                          the same RUNS runs: the least is
+#                                          the code's speed with the least
+#                                          interference from other jobs
 #   mbps BYTES SECONDS                     MB/s (1 MB = 10^6 bytes)
 #   peak_rss_kb cmd args...                peak RSS in KiB (stdout discarded)
 
@@ -15,6 +20,14 @@ median_time() {
 		t=$( { TIMEFORMAT=%R; time "$@" > /dev/null 2>/dev/null; } 2>&1 )
 		echo "$t"
 	done | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'
+}
+
+time_stats() {
+	local runs=$1 i t; shift
+	for ((i = 0; i < runs; i++)); do
+		t=$( { TIMEFORMAT=%3R; time "$@" > /dev/null 2>/dev/null; } 2>&1 )
+		echo "$t"
+	done | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)], a[1] }'
 }
 
 median_cpu() {
@@ -51,4 +64,4 @@ peak_rss_kb() {
 	wait $pid
 	echo "$hwm"
 }
-export -f median_time median_cpu mbps ratio peak_rss_kb
+export -f median_time time_stats median_cpu mbps ratio peak_rss_kb
