@@ -28,6 +28,12 @@
 #define HUGE_CHUNK (2u << 20)
 #define HUGE_AFTER 1
 #define ENTRY_BLOCK 4096
+/* The entries a table without an index holds before it first indexes
+ * them to merge duplicates (then at each doubling): 12 MB of entries. */
+#define RUNS_CHECK_FIRST ((size_t)1 << 18)
+/* Likewise the bytes of stacks copied in (a stream's, a changed stack's):
+ * a profile repeated on standard input must not be kept once a copy. */
+#define RUNS_CHECK_BYTES ((size_t)16 << 20)
 /* Entries, likewise: the blocks past HUGE_AFTER hold 2 MiB each. */
 #define ENTRY_HUGE_BLOCK (HUGE_CHUNK / sizeof(struct fold_entry))
 
@@ -53,6 +59,21 @@ struct fold_table {
 	struct pending *pend;	/* additions queued by fold_table_add2_soon() */
 	char *pend_keys;	/* PENDING copies of PENDING_KEY bytes */
 	unsigned pend_head, pend_n;
+	/*
+	 * Without an index (until to_hashed()): fed by fold_table_add2_soon()
+	 * alone, the table keeps its entries in runs of ascending stacks and
+	 * no slots: a stack is compared with the one made before it (which
+	 * note_order() does anyway), not hashed and looked up, and a stack
+	 * in two runs is two entries until the runs are merged as they are
+	 * written.  So that memory follows the distinct stacks, the entries
+	 * are indexed (and their duplicates merged) when they pass
+	 * next_check, and the table stays indexed if a tenth of them were
+	 * duplicates.
+	 */
+	bool hashed;
+	size_t next_check;
+	size_t copied, next_bytes;	/* stack bytes copied in, and the
+					   next check by them */
 };
 
 /*
@@ -198,6 +219,8 @@ struct fold_table *fold_table_new(void)
 	t->chunks = g_ptr_array_new_with_free_func(free);	/* posix_memalign */
 	t->block_used = t->block_end = 0;
 	t->runs = g_array_new(FALSE, FALSE, sizeof(size_t));
+	t->next_check = RUNS_CHECK_FIRST;
+	t->next_bytes = RUNS_CHECK_BYTES;
 	return t;
 }
 
@@ -344,6 +367,139 @@ static inline void bump(struct fold_table *t, struct fold_entry *e,
 	t->total[1] += c1;
 }
 
+/* A new entry at the end of the blocks, its counts 0. */
+static struct fold_entry *new_entry(struct fold_table *t, const char *stack, size_t len,
+				    bool copy)
+{
+	struct fold_entry *e;
+
+	if (t->block_used == t->block_end) {
+		g_ptr_array_add(t->blocks, block_new(t->blocks->len));
+		t->block_end = block_cap(t->blocks->len - 1);
+		t->block_used = 0;
+	}
+	e = (struct fold_entry *)g_ptr_array_index(t->blocks, t->blocks->len - 1)
+	    + t->block_used++;
+	e->stack = copy ? arena_copy(t, stack, len) : stack;
+	e->len = len;
+	e->count[0] = e->count[1] = 0;
+	return e;
+}
+
+/*
+ * Indexes a table that had no index: every entry hashed into new slots,
+ * in insertion order; an entry whose stack an earlier one holds (the same
+ * stack in two runs) adds its counts to that one and is dropped, the
+ * entries after it moving down (nothing outside the table points at them
+ * yet: only fold_table_add2_soon() has added), and the runs' starts move
+ * with them.
+ */
+static void to_hashed(struct fold_table *t)
+{
+	size_t cap = 1024, live = 0, idx = 0, ri = 0, kept = 0, wi = 0;
+	size_t *runs = (size_t *)(void *)t->runs->data, nruns = t->runs->len;
+	struct fold_entry *newest = NULL;
+	guint wb = 0;
+
+	t->hashed = true;
+	while (cap < 2 * t->n + 2)
+		cap *= 2;
+	free(t->slots);
+	t->slots = slots_new(cap);
+	t->mask = cap - 1;
+	for (guint b = 0; b < t->blocks->len; b++) {
+		struct fold_entry *blk = g_ptr_array_index(t->blocks, b);
+		size_t used = b + 1 == t->blocks->len ? t->block_used : block_cap(b);
+
+		for (size_t i = 0; i < used; i++, idx++) {
+			struct fold_entry *e = &blk[i], *w;
+			uint64_t h = fk_hash_bytes(e->stack, e->len);
+			struct slot *sl = lookup(t, h, e->stack, e->len);
+
+			/* a run starting here starts at the next entry kept */
+			for (; ri < nruns && runs[ri] == idx; ri++)
+				if (live && (!kept || runs[kept - 1] != live))
+					runs[kept++] = live;
+			if (sl->e) {
+				sl->e->count[0] += e->count[0];
+				sl->e->count[1] += e->count[1];
+				continue;
+			}
+			w = (struct fold_entry *)g_ptr_array_index(t->blocks, wb) + wi;
+			if (w != e)
+				*w = *e;
+			sl->hash = h;
+			sl->e = newest = w;
+			live++;
+			if (++wi == block_cap(wb))
+				wb++, wi = 0;
+		}
+	}
+	while (kept && runs[kept - 1] >= live)
+		kept--;
+	g_array_set_size(t->runs, (guint)kept);
+	/* the blocks the entries left */
+	if (wi == 0 && wb > 0) {
+		g_ptr_array_set_size(t->blocks, wb);
+		t->block_used = block_cap(wb - 1);
+	} else if (t->blocks->len) {
+		g_ptr_array_set_size(t->blocks, wb + 1);
+		t->block_used = wi;
+	}
+	if (t->blocks->len)
+		t->block_end = block_cap(t->blocks->len - 1);
+	t->n = live;
+	t->newest = t->last = newest;
+}
+
+/*
+ * fold_table_add2_soon() on a table without an index: the stack is
+ * compared with the newest entry's (one pass over their common start):
+ * the same stack adds to it, a later one is the run's next entry, an
+ * earlier one starts a run.  Too many runs (the input is not made of
+ * sorted runs) or too many entries (memory must follow the distinct
+ * stacks, not the runs that repeat them) index the table.
+ */
+static void add_run(struct fold_table *t, const char *stack, size_t len, fk_count c0,
+		    fk_count c1, bool copy)
+{
+	struct fold_entry *p = t->newest, *e;
+	int c = p ? stack_cmp(p->stack, p->len, stack, len) : -1;
+
+	if (c == 0) {
+		bump(t, p, c0, c1);
+		t->last = p;
+		return;
+	}
+	e = new_entry(t, stack, len, copy);
+	if (copy)
+		t->copied += len + 1;
+	if (c > 0) {
+		if (t->runs->len > t->n / MERGE_MIN_RUN + 64) {
+			t->unsorted = true;
+			g_array_set_size(t->runs, 0);
+		} else {
+			g_array_append_val(t->runs, t->n);	/* e's index */
+		}
+	}
+	t->newest = t->last = e;
+	t->n++;
+	bump(t, e, c0, c1);
+	if (t->unsorted) {
+		to_hashed(t);
+	} else if (t->n >= t->next_check || t->copied >= t->next_bytes) {
+		size_t before = t->n;
+
+		to_hashed(t);
+		/* under a tenth duplicates: runs again, checked at twice as
+		 * much (the bytes wasted stay under a tenth of those kept) */
+		if ((before - t->n) * 10 < before)
+			t->hashed = false;
+		t->next_check = 2 * t->n > RUNS_CHECK_FIRST ? 2 * t->n : RUNS_CHECK_FIRST;
+		t->next_bytes = 2 * t->copied > RUNS_CHECK_BYTES ? 2 * t->copied : RUNS_CHECK_BYTES;
+	}
+}
+
 static struct fold_entry *add_hashed(struct fold_table *t, uint64_t h,
 				     const char *stack, size_t len, fk_count c0,
 				     fk_count c1, bool copy)
@@ -353,16 +509,7 @@ static struct fold_entry *add_hashed(struct fold_table *t, uint64_t h,
 
 	e = s->e;
 	if (!e) {
-		if (t->block_used == t->block_end) {
-			g_ptr_array_add(t->blocks, block_new(t->blocks->len));
-			t->block_end = block_cap(t->blocks->len - 1);
-			t->block_used = 0;
-		}
-		e = (struct fold_entry *)g_ptr_array_index(t->blocks, t->blocks->len - 1)
-		    + t->block_used++;
-		e->stack = copy ? arena_copy(t, stack, len) : stack;
-		e->len = len;
-		e->count[0] = e->count[1] = 0;
+		e = new_entry(t, stack, len, copy);
 		s->hash = h;
 		s->e = e;
 		note_order(t, e);
@@ -385,6 +532,8 @@ static struct fold_entry *add(struct fold_table *t, const char *stack,
 {
 	struct fold_entry *e = t->last;
 
+	if (!t->hashed)		/* the caller gets an entry: no duplicates */
+		to_hashed(t);
 	if (t->pend_n)
 		fold_table_settle(t);
 	/*
@@ -421,6 +570,10 @@ void fold_table_add2_soon(struct fold_table *t, const char *stack, size_t len,
 	struct pending *p;
 	unsigned i;
 
+	if (!t->hashed) {
+		add_run(t, stack, len, c0, c1, !ref);
+		return;
+	}
 	if (t->pend_n) {	/* the same stack as the newest queued one */
 		p = &t->pend[(t->pend_head + t->pend_n - 1) % PENDING];
 		if (p->len == len && memcmp(p->stack, stack, len) == 0) {
@@ -501,6 +654,8 @@ void fold_table_bump(struct fold_table *t, struct fold_entry *e, fk_count c0,
  */
 static inline void settled(const struct fold_table *t)
 {
+	if (!t->hashed)
+		to_hashed((struct fold_table *)t);
 	if (t->pend_n)
 		fold_table_settle((struct fold_table *)t);
 }
@@ -520,20 +675,29 @@ size_t fold_table_size(const struct fold_table *t)
 
 fk_count fold_table_total(const struct fold_table *t, int col)
 {
-	settled(t);
+	/* exact without an index too: a stack in two runs counts once each */
+	if (t->pend_n)
+		fold_table_settle((struct fold_table *)t);
 	return t->total[col ? 1 : 0];
 }
 
-void fold_table_foreach(const struct fold_table *t,
-			void (*fn)(struct fold_entry *e, void *data), void *data)
+/* Calls fn on t's entries in insertion order, as they are. */
+static void each_entry(const struct fold_table *t,
+		       void (*fn)(struct fold_entry *e, void *data), void *data)
 {
-	settled(t);
 	for (guint b = 0; b < t->blocks->len; b++) {
 		struct fold_entry *blk = g_ptr_array_index(t->blocks, b);
 		size_t used = b + 1 == t->blocks->len ? t->block_used : block_cap(b);
 		for (size_t i = 0; i < used; i++)
 			fn(&blk[i], data);
 	}
+}
+
+void fold_table_foreach(const struct fold_table *t,
+			void (*fn)(struct fold_entry *e, void *data), void *data)
+{
+	settled(t);
+	each_entry(t, fn, data);
 }
 
 static void collect(struct fold_entry *e, void *data)
@@ -661,10 +825,58 @@ static void sift_down(struct run *h, size_t n, size_t i)
  * stacks at once (found by galloping), so runs that interleave in blocks
  * cost a few comparisons per block rather than per stack.
  */
-static void merge_all(struct fold_entry **v, size_t n, const size_t *run, size_t nrun,
-		      struct fold_entry **out)
+/*
+ * Entries made for a write, each the sum of one stack's entries in
+ * several runs (a table without an index): in chunks, so that the
+ * pointers to them stay put.
+ */
+struct sums {
+	GPtrArray *chunks;
+	size_t used;		/* in the last chunk */
+};
+#define SUMS_CHUNK 1024
+
+/*
+ * Where the block of runs that starts with e follows *last in the merged
+ * output: e's stack in two runs is one line.  Returns true when e was
+ * added to *last (which becomes an entry of sums, the table's own
+ * entries left as they are).
+ */
+static bool fold_into(struct fold_entry **last, const struct fold_entry *e,
+		      struct sums *sums, struct fold_entry **made)
+{
+	struct fold_entry *d = *last;
+
+	if (d->len != e->len || memcmp(d->stack, e->stack, e->len) != 0)
+		return false;
+	if (d != *made) {
+		if (!sums->chunks || sums->used == SUMS_CHUNK) {
+			if (!sums->chunks)
+				sums->chunks = g_ptr_array_new_with_free_func(g_free);
+			g_ptr_array_add(sums->chunks, g_new(struct fold_entry, SUMS_CHUNK));
+			sums->used = 0;
+		}
+		d = (struct fold_entry *)g_ptr_array_index(sums->chunks, sums->chunks->len - 1)
+		    + sums->used++;
+		*d = **last;
+		*last = *made = d;
+	}
+	d->count[0] += e->count[0];
+	d->count[1] += e->count[1];
+	return true;
+}
+
+/*
+ * With sums (a table without an index, whose runs may share stacks), a
+ * stack that ends one block and starts the next (only there can two runs'
+ * equal stacks meet: a run ascends, and the least head goes first) is
+ * written once, with both counts.  Returns how many entries went to out.
+ */
+static size_t merge_all(struct fold_entry **v, size_t n, const size_t *run, size_t nrun,
+			struct fold_entry **out, struct sums *sums)
 {
 	struct run *h = g_new(struct run, nrun);
+	struct fold_entry **out0 = out, *made = NULL;
 
 	for (size_t r = 0; r < nrun; r++) {
 		h[r] = (struct run){ .p = v + run[r], .end = v + (r + 1 < nrun ? run[r + 1] : n) };
@@ -690,8 +902,13 @@ static void merge_all(struct fold_entry **v, size_t n, const size_t *run, size_t
 		k = 1 + count_before(h[0].p + 1, (size_t)(h[0].end - h[0].p) - 1,
 					    next->s, next->len);
 
-		memcpy(out, h[0].p, k * sizeof(*out));
-		out += k;
+		if (sums && out > out0 && fold_into(&out[-1], h[0].p[0], sums, &made)) {
+			memcpy(out, h[0].p + 1, (k - 1) * sizeof(*out));
+			out += k - 1;
+		} else {
+			memcpy(out, h[0].p, k * sizeof(*out));
+			out += k;
+		}
 		h[0].p += k;
 		if (h[0].p == h[0].end)
 			h[0] = h[--nrun];
@@ -704,8 +921,12 @@ static void merge_all(struct fold_entry **v, size_t n, const size_t *run, size_t
 		}
 		sift_down(h, nrun, 0);
 	}
+	if (sums && out > out0 && fold_into(&out[-1], h[0].p[0], sums, &made))
+		h[0].p++;
 	memcpy(out, h[0].p, (size_t)(h[0].end - h[0].p) * sizeof(*out));
+	out += h[0].end - h[0].p;
 	g_free(h);
+	return (size_t)(out - out0);
 }
 
 /* Whether sort_into() merges runs, into its spare array. */
@@ -721,12 +942,13 @@ static bool merges(const struct fold_table *t)
  * merges()) spare[0..n]; returns which.
  */
 static struct fold_entry **sort_into(const struct fold_table *t, struct fold_entry **v,
-				     struct fold_entry **spare)
+				     struct fold_entry **spare, struct sums *sums, size_t *m)
 {
 	struct fold_entry **p = v;
 
-	fold_table_foreach(t, collect, &p);
+	each_entry(t, collect, &p);
 	*p = NULL;
+	*m = t->n;
 	/*
 	 * Entries come in insertion order, which is already sorted when the
 	 * input is another tool's output (kfold, fgrep-stacks after
@@ -740,8 +962,8 @@ static struct fold_entry **sort_into(const struct fold_table *t, struct fold_ent
 
 		run[0] = 0;
 		memcpy(run + 1, t->runs->data, (nrun - 1) * sizeof(*run));
-		merge_all(v, t->n, run, nrun, spare);
-		spare[t->n] = NULL;
+		*m = merge_all(v, t->n, run, nrun, spare, sums);
+		spare[*m] = NULL;
 		g_free(run);
 		return spare;
 	}
@@ -753,11 +975,12 @@ static struct fold_entry **sort_into(const struct fold_table *t, struct fold_ent
 struct fold_entry **fold_table_sorted(const struct fold_table *t, size_t *n)
 {
 	struct fold_entry **v, **spare, **r;
+	size_t m;
 
 	settled(t);
 	v = g_new(struct fold_entry *, t->n + 1);
 	spare = merges(t) ? g_new(struct fold_entry *, t->n + 1) : NULL;
-	r = sort_into(t, v, spare);
+	r = sort_into(t, v, spare, NULL, &m);
 	g_free(r == v ? spare : v);
 	if (n)
 		*n = t->n;
@@ -795,11 +1018,26 @@ static int put_block(FILE *out, int fd, const char *p, size_t n)
 int fold_table_write(const struct fold_table *t, FILE *out, int ncounts,
 		     GError **err)
 {
-	size_t n = fold_table_size(t);
+	struct fold_table *tw = (struct fold_table *)t;	/* settled first */
+	struct sums sums = { NULL, 0 };
+	size_t n, m;
+	struct fold_entry **all, **v;
+
+	/*
+	 * A table without an index is written as it is when its runs merge
+	 * (a stack in two runs becoming one line on the way), else indexed
+	 * first; an indexed one has its queued additions made.
+	 */
+	if (!t->hashed && (t->unsorted || (t->runs->len && !merges(t))))
+		to_hashed(tw);
+	if (t->pend_n)
+		fold_table_settle(tw);
+	n = t->n;
 	/* both arrays in one allocation, as one huge page: 4 KiB page
 	 * faults for each cost more than the merge's writes */
-	struct fold_entry **all = big_resize(NULL, 0, 2 * (n + 1) * sizeof(*all));
-	struct fold_entry **v = sort_into(t, all, all + n + 1);
+	all = big_resize(NULL, 0, 2 * (n + 1) * sizeof(*all));
+	v = sort_into(t, all, all + n + 1, t->hashed ? NULL : &sums, &m);
+	n = m;
 	/* Lines are put together here and written in blocks: four stdio
 	 * calls per line cost more than the copying. */
 	enum { BLOCK = 1 << 16, LINE_MAX_EXTRA = 2 * FK_COUNT_BUFSZ + 3 };
@@ -845,7 +1083,9 @@ int fold_table_write(const struct fold_table *t, FILE *out, int ncounts,
 	if (!werr && p > buf)
 		werr = put_block(out, fd, buf, (size_t)(p - buf));
 	g_free(buf);
-	big_free(all, 2 * (n + 1) * sizeof(*all));
+	big_free(all, 2 * (t->n + 1) * sizeof(*all));
+	if (sums.chunks)
+		g_ptr_array_free(sums.chunks, TRUE);
 	if (!werr && (fflush(out) != 0 || ferror(out)))
 		werr = errno ? errno : EIO;
 	if (werr) {

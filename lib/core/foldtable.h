@@ -81,6 +81,16 @@ static inline struct fold_entry *fold_table_add(struct fold_table *t,
  * _foreach(), _write()) makes them first, and so does fold_table_add2().
  * Without ref the bytes are copied at once; with ref they must stay valid
  * until fold_table_free(), as for fold_table_add2_ref().
+ *
+ * A table that only this function has added to needs no index while its
+ * stacks come in ascending runs (a collapser's sorted output, such files
+ * put together, a filter's changes to them): each stack is compared with
+ * the one before, a stack in two runs is kept twice, and
+ * fold_table_write() merges the runs into one line per stack.  The first
+ * call of any other function but fold_table_total() indexes it (and so
+ * do runs too short to merge, and, every time the entries or the bytes
+ * copied double, a check that keeps the index when a tenth of the entries
+ * were such duplicates: memory follows the distinct stacks).
  */
 void fold_table_add2_soon(struct fold_table *t, const char *stack, size_t len,
 			  fk_count c0, fk_count c1, bool ref);

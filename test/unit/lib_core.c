@@ -413,6 +413,112 @@ static void test_table_sort_runs(void)
 }
 
 
+/* fold_table_write() into a string (a memory stream: the stdio path). */
+static char *table_text(const struct fold_table *t, int ncounts)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+	GError *err = NULL;
+
+	CHECK(fold_table_write(t, f, ncounts, &err) == 0);
+	fclose(f);
+	return text;
+}
+
+/*
+ * A table fed by fold_table_add2_soon() alone keeps no index while the
+ * stacks come in ascending runs, and a stack in several runs is several
+ * entries until the write merges the runs: against a table of the same
+ * additions made with fold_table_add2() (indexed from the start), the
+ * text written (twice: the write changes nothing), the totals, and the
+ * entries and counts any other reader sees (which index it first, the
+ * duplicates merged).  Runs that share stacks or not, a stack repeated
+ * in a row, runs too short to merge, keys in no order, more additions
+ * after a write, and tables past the entries at which duplicates are
+ * first counted (262,144), with many or few of them.
+ */
+static void test_table_runs(void)
+{
+	GRand *rnd = g_rand_new_with_seed(77);
+	static const char alphabet[] = { 'a', 'b', ';', '_', 'k' };
+
+	for (int round = 0; round < 40; round++) {
+		struct fold_table *now = fold_table_new(), *soon = fold_table_new();
+		GPtrArray *keys = g_ptr_array_new_with_free_func(free_gstring);
+		bool big = round >= 36, shared = round % 2 == 0;
+		int nkeys = big ? (shared ? 3000 : 400000) : g_rand_int_range(rnd, 1, 3000);
+		int nruns = big ? (shared ? 120 : 2) : g_rand_int_range(rnd, 1, 60);
+		int mode = round % 5;	/* 4: keys in no order */
+		char *a, *b, *c;
+
+		for (int i = 0; i < nkeys; i++)
+			g_ptr_array_add(keys, random_key(rnd, alphabet, (int)sizeof(alphabet),
+							 g_rand_int_range(rnd, 0, 40)));
+		qsort(keys->pdata, keys->len, sizeof(void *), cmp_bytes);
+		for (int r = 0; r < nruns; r++) {
+			/* a run: ascending keys, every key (shared) or its own share */
+			for (guint i = 0; i < keys->len; i++) {
+				guint k = mode == 4 ? (guint)g_rand_int_range(rnd, 0, (gint32)keys->len) : i;
+				GString *key = g_ptr_array_index(keys, k);
+				fk_count c0 = fk_count_from_u64((uint64_t)g_rand_int_range(rnd, 1, 100));
+				fk_count c1 = g_rand_int_range(rnd, 0, 3);
+				int again = g_rand_int_range(rnd, 0, 8) == 0 ? 2 : 1;
+
+				if (!shared && !big && (int)(i % (guint)nruns) != r)
+					continue;
+				if (!shared && big && (int)(i % 2) != r)
+					continue;
+				if (!big && g_rand_int_range(rnd, 0, 3) == 0)
+					continue;
+				for (int j = 0; j < again; j++) {	/* the same in a row */
+					fold_table_add2(now, key->str, key->len, c0, c1);
+					fold_table_add2_soon(soon, key->str, key->len, c0, c1, true);
+				}
+			}
+		}
+		CHECK(fold_table_total(soon, 0) == fold_table_total(now, 0));
+		CHECK(fold_table_total(soon, 1) == fold_table_total(now, 1));
+		a = table_text(now, 2);
+		b = table_text(soon, 2);
+		c = table_text(soon, 2);
+		CHECK(strcmp(a, b) == 0);
+		CHECK(strcmp(b, c) == 0);
+		free(a), free(b), free(c);
+		if (round % 3 == 0) {	/* more after the write */
+			for (guint i = 0; i < keys->len; i += 3) {
+				GString *key = g_ptr_array_index(keys, i);
+
+				fold_table_add2(now, key->str, key->len, 5, 0);
+				fold_table_add2_soon(soon, key->str, key->len, 5, 0, true);
+			}
+			a = table_text(now, 2);
+			b = table_text(soon, 2);
+			CHECK(strcmp(a, b) == 0);
+			free(a), free(b);
+		}
+		/* any other reader: the duplicates merged, insertion order kept */
+		CHECK(fold_table_size(soon) == fold_table_size(now));
+		if (g_rand_boolean(rnd) && keys->len) {
+			GString *key = g_ptr_array_index(keys, 0);
+			const struct fold_entry *x = fold_table_find(now, key->str, key->len),
+						*y = fold_table_find(soon, key->str, key->len);
+
+			CHECK(!x == !y);
+			CHECK(!x || (x->count[0] == y->count[0] && x->count[1] == y->count[1]));
+		}
+		a = table_text(now, 2);
+		b = table_text(soon, 2);
+		CHECK(strcmp(a, b) == 0);
+		free(a), free(b);
+		g_ptr_array_free(keys, TRUE);
+		fold_table_free(now);
+		fold_table_free(soon);
+	}
+	g_rand_free(rnd);
+}
+
+
 /*
  * stack_sort() with common prefixes, against qsort() on the same kind of
  * keys, with repeated keys (a flame graph's references):
@@ -574,6 +680,7 @@ int main(void)
 	test_table_sort_random();
 	test_table_sort_runs();
 	test_table_soon();
+	test_table_runs();
 	test_stack_sort_lcp();
 	test_reader();
 	test_strmap();
