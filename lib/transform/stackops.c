@@ -9,13 +9,6 @@
 #include <emmintrin.h>
 #endif
 
-/*
- * memmem() for the short needles of stack matching.  glibc's memmem sets
- * up a shift table on every call, which costs more than the search on a
- * line of a few hundred bytes; comparing the needle's first and last bytes
- * 16 positions at a time and confirming candidates with memcmp() needs no
- * set-up.
- */
 #ifdef FK_AVX2_PATH
 /*
  * find_bytes()'s blocks of 32 positions, for a haystack with room for at
@@ -50,6 +43,13 @@ static const char *find_bytes_avx2(const char *h, size_t hl, const char *n, size
 }
 #endif
 
+/*
+ * memmem() for the short needles of stack matching.  glibc's memmem sets
+ * up a shift table on every call, which costs more than the search on a
+ * line of a few hundred bytes; comparing the needle's first and last bytes
+ * 16 positions at a time and confirming candidates with memcmp() needs no
+ * set-up.
+ */
 static const char *find_bytes(const char *h, size_t hl, const char *n, size_t nl)
 {
 	size_t i = 0;
@@ -217,22 +217,54 @@ static inline bool vdso_start(const char *s, size_t n)
 	       (s[0] == '[' && n >= 6 && memcmp(s, "[[vdso", 6) == 0);
 }
 
+#ifdef __SSE2__
 /*
- * When every frame of s[0..len) ends in the 4 bytes mark (none of them
- * ';') and, with no_vdso, none is a vDSO frame: the length of the first
- * frame (len if it is the only one; never 0, the frame holds mark); else
- * 0.  A frame ends in mark where a ';' has mark just before it, and so 16
- * positions are tested at once, with no loop over the frames: this runs
- * for the kernel frames at the end of nearly every stack kfold --kernel
- * and fgrep-stacks --exclude '_\[k\]$' read.  The first ';' falls out of
- * the same test, so kfold --keep-entry needs no search of its own for the
- * entry frame's end.
+ * Blocks of positions i..i+15, the last one ending at len (its positions
+ * before i masked off), with no branch on what they hold, for len >= 20:
+ * *bad collects the ';' without mark before them, *vd the "vd" pairs (a
+ * vDSO frame holds "vdso"; other kernel frames hardly ever hold "vd"),
+ * *first gets the first ';' (or stays len).
  */
+static inline void ending_scan_sse2(const char *s, size_t len, const char mark[4],
+				    uint32_t *bad_out, uint32_t *vd_out, size_t *first)
+{
+	const __m128i semi = _mm_set1_epi8(';'), m0 = _mm_set1_epi8(mark[0]),
+		m1 = _mm_set1_epi8(mark[1]), m2 = _mm_set1_epi8(mark[2]),
+		m3 = _mm_set1_epi8(mark[3]), cv = _mm_set1_epi8('v'),
+		cd = _mm_set1_epi8('d');
+	unsigned bad = 0, semis = 0, vd = 0;
+	size_t i = 4;
+
+	for (unsigned keep = 0xffffu;; i += 16) {
+		if (i + 16 > len) {
+			keep = 0xffffu << (i - (len - 16)) & 0xffffu;
+			i = len - 16;
+		}
+#define LOADQ(k) _mm_loadu_si128((const __m128i *)(const void *)(s + i - 4 + (k)))
+		__m128i v = LOADQ(4);
+		unsigned sm = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, semi)) & keep;
+		unsigned em = (unsigned)_mm_movemask_epi8(_mm_and_si128(
+			_mm_and_si128(_mm_cmpeq_epi8(LOADQ(0), m0), _mm_cmpeq_epi8(LOADQ(1), m1)),
+			_mm_and_si128(_mm_cmpeq_epi8(LOADQ(2), m2), _mm_cmpeq_epi8(LOADQ(3), m3))));
+
+		vd |= (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(LOADQ(3), cv),
+								 _mm_cmpeq_epi8(v, cd)));
+#undef LOADQ
+		bad |= sm & ~em;
+		if (sm && !semis)	/* the blocks go forward */
+			*first = i + (size_t)__builtin_ctz(sm);
+		semis |= sm;
+		if (i + 16 >= len)
+			break;
+	}
+	*bad_out = bad;
+	*vd_out = vd;
+}
+#endif
+
 #ifdef FK_AVX2_PATH
 /*
- * frames_ending_in()'s blocks 32 positions at a time, for len >= 36: sets
- * *bad (a ';' without mark before it), *vd (a "vd" pair) and *first (the
- * first ';', or len).
+ * ending_scan_sse2()'s blocks 32 positions at a time, for len >= 36.
  */
 __attribute__((target("avx2")))
 static void ending_scan_avx2(const char *s, size_t len, const char mark[4],
@@ -272,6 +304,17 @@ static void ending_scan_avx2(const char *s, size_t len, const char mark[4],
 }
 #endif
 
+/*
+ * When every frame of s[0..len) ends in the 4 bytes mark (none of them
+ * ';') and, with no_vdso, none is a vDSO frame: the length of the first
+ * frame (len if it is the only one; never 0, the frame holds mark); else
+ * 0.  A frame ends in mark where a ';' has mark just before it, and so 16
+ * positions are tested at once, with no loop over the frames: this runs
+ * for the kernel frames at the end of nearly every stack kfold --kernel
+ * and fgrep-stacks --exclude '_\[k\]$' read.  The first ';' falls out of
+ * the same test, so kfold --keep-entry needs no search of its own for the
+ * entry frame's end.
+ */
 static size_t frames_ending_in(const char *s, size_t len, const char mark[4], bool no_vdso)
 {
 	size_t i = 4, first = len;	/* where the first ';' is */
@@ -286,67 +329,30 @@ static size_t frames_ending_in(const char *s, size_t len, const char mark[4], bo
 			return 0;
 	if (len < 8)
 		return len;
-#ifdef FK_AVX2_PATH
-	if (len >= 36 && fk_have_avx2()) {
-		uint32_t bad, vd;
+	{
+		uint32_t bad = 0, vd = 0;
+		bool scanned = false;
 
-		ending_scan_avx2(s, len, mark, &bad, &vd, &first);
-		if (bad)
-			return 0;
-		if (!(no_vdso && vd))
-			return first;
-		first = len;	/* perhaps a vDSO frame: the frames one by one */
-		goto one_by_one;
-	}
+#ifdef FK_AVX2_PATH
+		if (len >= 36 && fk_have_avx2()) {
+			ending_scan_avx2(s, len, mark, &bad, &vd, &first);
+			scanned = true;
+		}
 #endif
 #ifdef __SSE2__
-	if (len >= 20) {
-		const __m128i semi = _mm_set1_epi8(';'), m0 = _mm_set1_epi8(mark[0]),
-			m1 = _mm_set1_epi8(mark[1]), m2 = _mm_set1_epi8(mark[2]),
-			m3 = _mm_set1_epi8(mark[3]), cv = _mm_set1_epi8('v'),
-			cd = _mm_set1_epi8('d');
-		unsigned bad = 0, semis = 0, vd = 0;
-
-		/*
-		 * Blocks of positions i..i+15, the last one ending at len (its
-		 * positions before i masked off), with no branch on what they
-		 * hold: bad collects the ';' without mark before them, vd the
-		 * "vd" pairs (a vDSO frame holds "vdso"; other kernel frames
-		 * hardly ever hold "vd").
-		 */
-		for (unsigned keep = 0xffffu;; i += 16) {
-			if (i + 16 > len) {
-				keep = 0xffffu << (i - (len - 16)) & 0xffffu;
-				i = len - 16;
-			}
-#define LOADQ(k) _mm_loadu_si128((const __m128i *)(const void *)(s + i - 4 + (k)))
-			__m128i v = LOADQ(4);
-			unsigned sm = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, semi)) & keep;
-			unsigned em = (unsigned)_mm_movemask_epi8(_mm_and_si128(
-				_mm_and_si128(_mm_cmpeq_epi8(LOADQ(0), m0), _mm_cmpeq_epi8(LOADQ(1), m1)),
-				_mm_and_si128(_mm_cmpeq_epi8(LOADQ(2), m2), _mm_cmpeq_epi8(LOADQ(3), m3))));
-
-			vd |= (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi8(LOADQ(3), cv),
-									 _mm_cmpeq_epi8(v, cd)));
-#undef LOADQ
-			bad |= sm & ~em;
-			if (sm && !semis)	/* the blocks go forward */
-				first = i + (size_t)__builtin_ctz(sm);
-			semis |= sm;
-			if (i + 16 >= len)
-				break;
+		if (!scanned && len >= 20) {
+			ending_scan_sse2(s, len, mark, &bad, &vd, &first);
+			scanned = true;
 		}
-		if (bad)
-			return 0;
-		if (!(no_vdso && vd))
-			return first;
-		i = 4;		/* perhaps a vDSO frame: the frames one by one */
-		first = len;
+#endif
+		if (scanned) {
+			if (bad)
+				return 0;
+			if (!(no_vdso && vd))
+				return first;
+			first = len;	/* perhaps a vDSO frame: the frames one by one */
+		}
 	}
-#endif
-#ifdef FK_AVX2_PATH
-one_by_one:
-#endif
 	for (; i < len - 4; i++)
 		if (s[i] == ';') {
 			if (memcmp(s + i - 4, mark, 4) != 0 ||
