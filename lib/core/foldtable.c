@@ -337,12 +337,23 @@ static struct slot *lookup(const struct fold_table *t, uint64_t h,
 #define MERGE_MIN_RUN 16
 
 /*
- * Notes where a new entry breaks the ascending order of
- * insertion, for fold_table_sorted(): compared now, while both stacks are
- * in the cache, not when the table is written.  Past one break per
+ * Notes that the entry being made (the t->n-th) breaks the ascending
+ * order of insertion, for fold_table_sorted().  Past one break per
  * MERGE_MIN_RUN entries (and a few), the table will be sorted: no more
  * are kept.
  */
+static void note_run_start(struct fold_table *t)
+{
+	if (t->runs->len > t->n / MERGE_MIN_RUN + 64) {
+		t->unsorted = true;
+		g_array_set_size(t->runs, 0);
+		return;
+	}
+	g_array_append_val(t->runs, t->n);	/* e's index: t->n counts the others */
+}
+
+/* Whether e breaks the order: compared now, while both stacks are in the
+ * cache, not when the table is written. */
 static void note_order(struct fold_table *t, const struct fold_entry *e)
 {
 	const struct fold_entry *p = t->newest;
@@ -350,12 +361,7 @@ static void note_order(struct fold_table *t, const struct fold_entry *e)
 	t->newest = (struct fold_entry *)e;
 	if (!p || t->unsorted || stack_cmp(p->stack, p->len, e->stack, e->len) < 0)
 		return;
-	if (t->runs->len > t->n / MERGE_MIN_RUN + 64) {
-		t->unsorted = true;
-		g_array_set_size(t->runs, 0);
-		return;
-	}
-	g_array_append_val(t->runs, t->n);	/* e's index: t->n counts the others */
+	note_run_start(t);
 }
 
 static inline void bump(struct fold_table *t, struct fold_entry *e,
@@ -474,14 +480,8 @@ static void add_run(struct fold_table *t, const char *stack, size_t len, fk_coun
 	e = new_entry(t, stack, len, copy);
 	if (copy)
 		t->copied += len + 1;
-	if (c > 0) {
-		if (t->runs->len > t->n / MERGE_MIN_RUN + 64) {
-			t->unsorted = true;
-			g_array_set_size(t->runs, 0);
-		} else {
-			g_array_append_val(t->runs, t->n);	/* e's index */
-		}
-	}
+	if (c > 0)
+		note_run_start(t);
 	t->newest = t->last = e;
 	t->n++;
 	bump(t, e, c0, c1);
@@ -819,13 +819,6 @@ static void sift_down(struct run *h, size_t n, size_t i)
 }
 
 /*
- * Merges the ascending runs of v[0..n) that start at run[0..nrun) into
- * out[0..n).  A heap holds the runs by their first stack: the least run
- * gives every stack that sorts before the least of the others' first
- * stacks at once (found by galloping), so runs that interleave in blocks
- * cost a few comparisons per block rather than per stack.
- */
-/*
  * Entries made for a write, each the sum of one stack's entries in
  * several runs (a table without an index): in chunks, so that the
  * pointers to them stay put.
@@ -867,6 +860,12 @@ static bool fold_into(struct fold_entry **last, const struct fold_entry *e,
 }
 
 /*
+ * Merges the ascending runs of v[0..n) that start at run[0..nrun) into
+ * out[0..n).  A heap holds the runs by their first stack: the least run
+ * gives every stack that sorts before the least of the others' first
+ * stacks at once (found by galloping), so runs that interleave in blocks
+ * cost a few comparisons per block rather than per stack.
+ *
  * With sums (a table without an index, whose runs may share stacks), a
  * stack that ends one block and starts the next (only there can two runs'
  * equal stacks meet: a run ascends, and the least head goes first) is
