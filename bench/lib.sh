@@ -14,20 +14,16 @@
 #   mbps BYTES SECONDS                     MB/s (1 MB = 10^6 bytes)
 #   peak_rss_kb cmd args...                peak RSS in KiB (stdout discarded)
 
-median_time() {
-	local runs=$1 i t; shift
-	for ((i = 0; i < runs; i++)); do
-		t=$( { TIMEFORMAT=%R; time "$@" > /dev/null 2>/dev/null; } 2>&1 )
-		echo "$t"
-	done | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'
-}
-
 time_stats() {
 	local runs=$1 i t; shift
 	for ((i = 0; i < runs; i++)); do
 		t=$( { TIMEFORMAT=%3R; time "$@" > /dev/null 2>/dev/null; } 2>&1 )
 		echo "$t"
 	done | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)], a[1] }'
+}
+
+median_time() {
+	time_stats "$@" | cut -d' ' -f1
 }
 
 median_cpu() {
