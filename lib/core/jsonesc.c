@@ -2,9 +2,11 @@
 
 #include <string.h>
 
-/* printable ASCII but '"' and '\': copied as runs */
-static inline bool plain(unsigned char c)
+/* printable ASCII but '"' and '\' (and for HTML '<' '>' '&'): copied as runs */
+static inline bool plain(unsigned char c, unsigned flags)
 {
+	if ((flags & FK_JSON_HTML) && (c == '<' || c == '>' || c == '&'))
+		return false;
 	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
 }
 
@@ -17,7 +19,7 @@ static void put_u(GString *out, gunichar c)
 	g_string_append_len(out, b, 6);
 }
 
-bool fk_json_string(GString *out, const char *s, size_t len)
+bool fk_json_escape(GString *out, const char *s, size_t len, unsigned flags)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	bool replaced = false;
@@ -28,7 +30,7 @@ bool fk_json_string(GString *out, const char *s, size_t len)
 		size_t run = i;
 		gunichar c;
 
-		while (run < len && plain(p[run]))
+		while (run < len && plain(p[run], flags))
 			run++;
 		if (run > i) {
 			g_string_append_len(out, s + i, (gssize)(run - i));
@@ -40,7 +42,7 @@ bool fk_json_string(GString *out, const char *s, size_t len)
 			g_string_append_c(out, (char)p[i++]);
 			continue;
 		}
-		if (p[i] < 0x80) {		/* C0 controls and DEL */
+		if (p[i] < 0x80) {		/* C0 controls, DEL, HTML's < > & */
 			put_u(out, p[i++]);
 			continue;
 		}

@@ -15,7 +15,13 @@
  * continuation byte, a truncated or overlong form, a surrogate, a code
  * point past U+10FFFF) becomes U+FFFD, and the function returns true so
  * the caller can say that names were changed.  Valid UTF-8 is copied as
- * it is.
+ * it is.  So two names stay two JSON strings unless they differ only in
+ * invalid bytes: byte 0x7f is "\u007f", the four characters "\x7f" are
+ * "\\x7f".  Every JSON writer in foldkit uses this one escaper.
+ *
+ * With FK_JSON_HTML, '<', '>' and '&' are \u escapes too, so that the
+ * document can also sit inside an HTML <script> element ("</script>"
+ * cannot appear in it).
  */
 #ifndef FOLDKIT_JSONESC_H
 #define FOLDKIT_JSONESC_H
@@ -24,8 +30,21 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Appends s[0..len) as a quoted JSON string; true if U+FFFD replaced bytes. */
-bool fk_json_string(GString *out, const char *s, size_t len);
+enum {
+	FK_JSON_HTML = 1 << 0,	/* also '<' '>' '&' as \u escapes */
+};
+
+/*
+ * Appends s[0..len) as a quoted JSON string, escaped as above; true if
+ * U+FFFD replaced bytes.
+ */
+bool fk_json_escape(GString *out, const char *s, size_t len, unsigned flags);
+
+/* fk_json_escape() without flags. */
+static inline bool fk_json_string(GString *out, const char *s, size_t len)
+{
+	return fk_json_escape(out, s, len, 0);
+}
 
 /*
  * Appends s[0..len) unescaped but as valid UTF-8 (for formats whose

@@ -1,12 +1,13 @@
 /*
  * The JSON report: one object per profile, one table row a line, the
  * schema documented in docs/fold-report.1.  Names are JSON strings made
- * safe for any consumer: control characters and invalid UTF-8 are first
- * written as the text "\xNN" (textesc.h), then '"', '\', '<', '>', '&',
- * U+2028 and U+2029 are \-escaped, so the document is valid UTF-8 that
- * can also sit inside an HTML <script> element.
+ * by jsonesc.h, the escaper of every JSON writer in foldkit: control
+ * characters are \u escapes (byte 0x7f is "\u007f", never the text
+ * "\x7f", which is a name of its own), invalid UTF-8 is U+FFFD, and '<',
+ * '>', '&', U+2028 and U+2029 are \u escapes, so the document is valid
+ * UTF-8 that can also sit inside an HTML <script> element.
  */
-#include "core/textesc.h"
+#include "core/jsonesc.h"
 #include "report/model.h"
 
 #include <string.h>
@@ -20,27 +21,9 @@ struct jw {
 
 static void json_str(struct jw *w, const char *s, size_t len)
 {
-	GString *t = w->tmp;
-
-	g_string_truncate(t, 0);
-	fk_text_escape(t, s, len, 0);
-	putc('"', w->out);
-	for (size_t i = 0; i < t->len; i++) {
-		unsigned char c = (unsigned char)t->str[i];
-
-		if (c == '"' || c == '\\')
-			fprintf(w->out, "\\%c", c);
-		else if (c == '<' || c == '>' || c == '&')
-			fprintf(w->out, "\\u%04x", c);
-		else if (c == 0xe2 && i + 2 < t->len && (unsigned char)t->str[i + 1] == 0x80 &&
-			 ((unsigned char)t->str[i + 2] == 0xa8 || (unsigned char)t->str[i + 2] == 0xa9)) {
-			fprintf(w->out, "\\u%04x", (unsigned char)t->str[i + 2] == 0xa8 ? 0x2028 : 0x2029);
-			i += 2;
-		} else {
-			putc(c, w->out);
-		}
-	}
-	putc('"', w->out);
+	g_string_truncate(w->tmp, 0);
+	fk_json_escape(w->tmp, s, len, FK_JSON_HTML);
+	fwrite(w->tmp->str, 1, w->tmp->len, w->out);
 }
 
 static void json_cstr(struct jw *w, const char *s)
