@@ -60,6 +60,10 @@ static void add_split(struct ss_doc *d, struct fold_entry **e, size_t n,
 		fk_intern_id_ref(roots, e[i]->stack, semi ? (size_t)(semi - e[i]->stack) : e[i]->len, NULL);
 	}
 	nroots = fk_intern_size(roots);
+	if (nroots == 0) {	/* no stacks: no profile (and no qsort(NULL)) */
+		fk_intern_free(roots);
+		return;
+	}
 	sorted = g_new(struct fk_str, nroots);
 	for (size_t i = 0; i < nroots; i++)
 		sorted[i] = fk_intern_str(roots, (uint32_t)i);

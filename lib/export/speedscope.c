@@ -639,10 +639,13 @@ int ss_doc_write(struct ss_doc *d, FILE *out, const char *name, GError **err)
 	put(&o, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n"
 		"\"exporter\":\"foldkit\",\n\"name\":");
 	put_string(d, &o, d->name, strlen(d->name));
-	put(&o, ",\n\"activeProfileIndex\":");
-	p = reserve(&o, 12);
-	commit(&o, put_u32(p, active_index(d)));
 	put(&o, ",\n");
+	if (d->profiles->len) {	/* none to name in an empty document */
+		put(&o, "\"activeProfileIndex\":");
+		p = reserve(&o, 12);
+		commit(&o, put_u32(p, active_index(d)));
+		put(&o, ",\n");
+	}
 	write_frames(d, &o);
 	put(&o, "\"profiles\":[");
 	for (guint i = 0; i < d->profiles->len; i++) {

@@ -175,7 +175,9 @@ size_t ss_doc_frames(const struct ss_doc *d);
 
 /*
  * Writes the document to out; name (e.g. "<stdout>", a path) is what a
- * write error calls it.  Returns 0, or -1 with *err set.
+ * write error calls it.  Returns 0, or -1 with *err set.  A document
+ * without profiles is valid, without "activeProfileIndex" (an optional
+ * field, which must name a profile); speedscope says it is empty.
  */
 int ss_doc_write(struct ss_doc *d, FILE *out, const char *name, GError **err);
 

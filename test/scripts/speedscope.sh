@@ -8,6 +8,7 @@
 #  - fold2speedscope, one profile and --split, on FlameGraph's collapsed
 #    test profiles (Java, Node, kernel, ~1 MB) and on names with quotes,
 #    controls, U+2028 and invalid UTF-8 (U+FFFD, one per bad byte);
+#    --split on no stacks (a document without profiles);
 #  - fold2pprof's profiles, through speedscope's pprof importer: the same
 #    stacks and totals.
 # The perf plugin's files are checked in plugin-export.sh.  If
@@ -107,7 +108,9 @@ printf 'q"uo\\te;ta\tb;\033[31mred;d\177;l\342\200\250s;</script>;bad\377x;cut\3
 fold2speedscope --unit milliseconds "$T/names.folded" > "$T/names.json" 2> "$T/names.err" || fail "fold2speedscope names"
 grep -q '2 names held bytes that are not UTF-8' "$T/names.err" || fail "no note about U+FFFD: $(cat "$T/names.err")"
 fold2pprof --type cpu/nanoseconds "$T/real.folded" > "$T/real.pb.gz" || fail "fold2pprof"
-load --frames "$T/real.json" "$T/split.json" "$T"/*-collapsed-tid.txt.json "$T/names.json" "$T/real.pb.gz"
+fold2speedscope --split < /dev/null > "$T/empty.json" || fail "fold2speedscope --split on no stacks"
+load --frames "$T/real.json" "$T/split.json" "$T"/*-collapsed-tid.txt.json "$T/names.json" "$T/real.pb.gz" \
+	"$T/empty.json"
 grep -v '^frame ' "$T/dump" > "$T/dump.noframes"
 
 # 1. fold2speedscope over real profiles, whole and split
@@ -156,5 +159,10 @@ grep -v '^group \|^profile ' "$T/got" | sed 's/;(unknown)\t/;\t/' |
 	awk -F '\t' '{ s[$1] += $2 } END { for (k in s) print k " " s[k] }' | sort > "$T/got.stacks"
 expect "$T/real.folded" x none 0 | grep -v '^group \|^profile ' | tr '\t' ' ' | sort > "$T/want.stacks"
 same "fold2pprof: stacks" "$T/want.stacks" "$T/got.stacks"
+
+# 5. --split on no stacks: a document speedscope loads, with no profile
+got empty.json > "$T/got"
+printf 'group stdin\t0\t0\n' > "$T/want"
+same "fold2speedscope --split on no stacks" "$T/want" "$T/got"
 
 echo "speedscope loaded every file: $checked checks passed"
