@@ -262,9 +262,9 @@ static bool count_event(struct collapser *c, struct fk_str ev, guint *index)
 	return e->kept;
 }
 
-/* the bytes of a comm that become '_' (see append_process()) */
-static const bool unsafe_in_name[256] = {
-	[' '] = true, ['\t'] = true, ['\n'] = true, ['\r'] = true,
+/* the bytes of a comm that are replaced, and by what (see append_process()) */
+static const char unsafe_in_name[256] = {
+	[' '] = '_', ['\t'] = '_', ['\n'] = '_', ['\r'] = '_', [';'] = ':',
 };
 
 static void append_process(struct collapser *c, const struct perf_sample *s,
@@ -300,10 +300,13 @@ static void append_process(struct collapser *c, const struct perf_sample *s,
 	 * it unfiltered): a line break would split the folded line, and a
 	 * leading '#' would make it a comment, so either would lose the
 	 * samples, and a tab is a blank a reader trims (found by fuzz/plugin.c).
+	 * A ';' would split the root frame in two ("nginx;main-12/13": a
+	 * thread "nginx", and no comm-pid/tid for fold2pprof's labels): it
+	 * becomes ':', as in every frame name (framename.h, rule 3).
 	 */
 	for (char *q = k->str + from, *end = k->str + k->len; q < end; q++)
 		if (unsafe_in_name[(unsigned char)*q])
-			*q = '_';
+			*q = unsafe_in_name[(unsigned char)*q];
 	if (from == 0 && k->len && k->str[0] == '#')
 		k->str[0] = '_';
 }
