@@ -13,7 +13,9 @@
  * byte & 15 then bytes), a 16-bit period; in off-CPU mode also
  * prev_state (a byte; kind bit 2 adds the preemption mark 0x100), next
  * pid, CPU (kind bits 4|8) and a 24-bit time step in ns; kind bit 16
- * makes prev_pid differ from the sample's tid (as in a PID namespace).  The
+ * makes prev_pid differ from the sample's tid (as in a PID namespace), kind
+ * bit 128 makes the record a late one (perf's out of order events: its
+ * time is the step before the latest, which stays).  The
  * record is encoded in the kernel's sched_switch layout and decoded by
  * field name.
  *
@@ -100,14 +102,14 @@ static struct fk_str str(struct in *in, unsigned len)
 
 /* The model of the off-CPU rules in offcpu.h, for the totals. */
 struct wait {
-	uint64_t since;
+	uint64_t since, seen;	/* the wait's start; the thread's latest switch */
 	bool pending;
 };
 
 struct model {
 	GHashTable *waits;	/* tid -> struct wait */
 	GHashTable *cpu;	/* cpu -> last switch time + 1 */
-	uint64_t min_ns, ns, counted, last;
+	uint64_t min_ns, ns, counted, last, late;
 };
 
 static void model_credit(struct model *m, struct wait *w, uint64_t until)
@@ -119,6 +121,19 @@ static void model_credit(struct model *m, struct wait *w, uint64_t until)
 		m->counted++;
 	}
 	w->pending = false;
+}
+
+/* A switch of thread tid at time: false if late (one later was seen). */
+static bool model_saw(struct model *m, struct wait *w, int tid, uint64_t time)
+{
+	if (!tid)
+		return false;
+	if (time < w->seen) {
+		m->late++;
+		return false;
+	}
+	w->seen = time;
+	return true;
 }
 
 static struct wait *model_wait(struct model *m, int tid)
@@ -498,13 +513,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct sched_switch sw;
 		struct wait *w;
 
+		uint64_t t;
+
 		if (in.short_read)
 			break;
-		now += step;
+		if (kind & 128) {
+			t = now > step ? now - step : 0;
+		} else {
+			now += step;
+			t = now;
+		}
 		memcpy(raw + 24, &(int32_t){ prev }, 4);
 		memcpy(raw + 32, &state, 8);
 		memcpy(raw + 56, &(int32_t){ next }, 4);
-		offcpu_tick(o, now);
+		offcpu_tick(o, t);
 		m.last = now;
 		FUZZ_CHECK(offcpu_decode(o, raw, sizeof(raw), &sw), "decode failed");
 		FUZZ_CHECK(sw.prev_pid == prev && sw.next_pid == next && sw.prev_state == state,
@@ -512,22 +534,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			   (unsigned long)sw.prev_state);
 		FUZZ_CHECK(!offcpu_decode(o, raw, 59, &sw), "a short record decoded");
 
-		offcpu_switch_in(o, next, now);
+		offcpu_switch_in(o, next, t);
 		w = model_wait(&m, next);
-		if (w->pending)
-			model_credit(&m, w, now);
+		if (model_saw(&m, w, next, t) && w->pending)
+			model_credit(&m, w, t);
 
-		offcpu_switch_unseen(o, prev, cpu, now);
+		offcpu_switch_unseen(o, prev, cpu, t);
 		w = model_wait(&m, prev);
 		uint64_t *last = g_hash_table_lookup(m.cpu, GINT_TO_POINTER(cpu));
-		if (w->pending && last && *last >= w->since)
-			model_credit(&m, w, *last);
-		w->pending = false;
+		bool late = !model_saw(&m, w, prev, t) && prev;
+		if (!late) {
+			if (w->pending && last && *last >= w->since)
+				model_credit(&m, w, *last);
+			w->pending = false;
+		}
 		if (!last) {
-			last = g_new(uint64_t, 1);
+			last = g_new0(uint64_t, 1);
 			g_hash_table_insert(m.cpu, GINT_TO_POINTER(cpu), last);
 		}
-		*last = now;
+		if (t > *last)
+			*last = t;
 
 		/* filter_event(): the waits are the switch's pids', the stack
 		 * the sample's; a sample without a tid gives none */
@@ -539,10 +565,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(stb ? (stb & 1 ? states & OFFCPU_S : stb & 2 ? states & OFFCPU_D
 				       : states & OFFCPU_OTHER) : states & OFFCPU_R,
 			   "state %#lx is not one counted", (unsigned long)state);
-		offcpu_switch_out(o, prev, prev, now, collapser_table(pr->c), key->str, key->len,
+		offcpu_switch_out(o, prev, prev, t, collapser_table(pr->c), key->str, key->len,
 				  &pr->samples);
-		w->pending = true;
-		w->since = now;
+		if (!late) {
+			w->pending = true;
+			w->since = t;
+		}
 	}
 
 	if (offcpu) {
@@ -567,6 +595,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		offcpu_stats(o, &counted, &short_waits, &unseen);
 		FUZZ_CHECK(counted == m.counted, "%lu waits counted, model %lu",
 			   (unsigned long)counted, (unsigned long)m.counted);
+		FUZZ_CHECK(offcpu_late(o) == m.late, "%lu late switches, model %lu",
+			   (unsigned long)offcpu_late(o), (unsigned long)m.late);
+		/* no thread's waits add up to more than the span of the times */
+		uint64_t first, last_t, most;
+		int most_tid, most_perf;
+		if (offcpu_longest(o, &most_tid, &most_perf, &most))
+			FUZZ_CHECK(offcpu_span(o, &first, &last_t) && most <= last_t - first,
+				   "thread %d off-CPU %lu ns in a span of %lu", most_tid,
+				   (unsigned long)most, (unsigned long)(last_t - first));
 		want_total = (fk_count)m.ns * (FK_COUNT_ONE / 1000);
 	}
 

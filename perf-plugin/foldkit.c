@@ -1174,6 +1174,29 @@ static bool offcpu_verdict(struct state *st)
 	return true;
 }
 
+/*
+ * Off-CPU: no thread's waits may add up to more than the recording (from
+ * its first sample to its last, as perf record noted them, else as
+ * read): that would be a wrong number, whatever made it.
+ */
+static bool offcpu_within_recording(struct state *st)
+{
+	uint64_t first, last, ns;
+	int tid, perf_tid;
+
+	if (!offcpu_longest(st->off, &tid, &perf_tid, &ns))
+		return true;
+	if (!(st->pd && perfdata_sample_times(st->pd, &first, &last)) &&
+	    !offcpu_span(st->off, &first, &last))
+		return true;
+	if (ns <= last - first)
+		return true;
+	warn("thread %d: %.6f s off-CPU in a recording of %.6f s: no profile made "
+	     "(the recording's times do not add up: damaged, or a bug to report "
+	     "with it)", perf_tid, (double)ns / 1e9, (double)(last - first) / 1e9);
+	return false;
+}
+
 /* Off-CPU: what the accounting had to assume. */
 static void offcpu_notes(struct state *st, uint64_t dropped)
 {
@@ -1205,6 +1228,9 @@ static void offcpu_notes(struct state *st, uint64_t dropped)
 		 * reason enough) */
 		warn("so many missing switch-ins, and none lost: was the recording "
 		     "limited to some CPUs (perf record -C)?");
+	if (offcpu_late(st->off))
+		warn("%" G_GUINT64_FORMAT " switches reached perf after later ones of the same "
+		     "thread (perf's out of order events): left out", offcpu_late(st->off));
 	if (short_waits)
 		warn("%" G_GUINT64_FORMAT " waits under min=%" G_GUINT64_FORMAT
 		     " us left out", short_waits, st->o.min_us);
@@ -1236,7 +1262,7 @@ int stop(void *data, void *ctx)
 			warn("%" G_GUINT64_FORMAT " thread%s still off-CPU at the end of the "
 			     "recording: counted up to the last sample (%.3f s in all)",
 			     tail, tail == 1 ? " was" : "s were", (double)tail_ns / 1e9);
-		if (!offcpu_verdict(st))
+		if (!offcpu_verdict(st) || !offcpu_within_recording(st))
 			fail_exit(st);
 	}
 	if (!shared_as_perf(st))

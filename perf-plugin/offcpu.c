@@ -15,8 +15,13 @@
 #define STATE_DEAD (0x10 | 0x20)	/* "X", "Z" */
 #define STATE_MASK 0xff			/* above: the preemption mark "+" */
 
+/*
+ * A thread seen switching: its pending wait, if any, and what guards
+ * against records perf hands over late (out of time order).
+ */
 struct pending {
 	int tid;		/* 0: an empty slot (tid 0 never waits) */
+	bool waiting;		/* a wait is pending: the fields up to counter */
 	int perf_tid;		/* tid as perf names it (a PID namespace's) */
 	uint64_t since;
 	struct fold_table *table;	/* NULL: counted by add */
@@ -26,6 +31,8 @@ struct pending {
 	void *add_data;
 	uint64_t id;
 	uint64_t *counter;
+	uint64_t seen;		/* the latest switch of the thread, in or out */
+	uint64_t off_ns;	/* its waits counted */
 };
 
 /* CPUs numbered below this have their last switch's time in an array */
@@ -39,16 +46,20 @@ struct offcpu {
 	struct raw_field {
 		uint32_t offset, size;
 	} prev_pid, prev_state, next_pid;
-	/* the pending waits, by tid: open addressing, linear probing */
+	/*
+	 * the threads seen, by tid: open addressing, linear probing; never
+	 * removed (memory grows with the threads, as the output does)
+	 */
 	struct pending *pending;
-	size_t npending, mask;
-	uint64_t last_time;
+	size_t nthreads, mask;
+	uint64_t first_time, last_time;
+	bool ticked;		/* first_time is set */
 	struct cpu_time {
 		uint64_t time;	/* of the CPU's last sched_switch */
 		bool seen;	/* time is set */
 	} *cpu_time;		/* by cpu < DENSE_CPUS */
 	GHashTable *cpu_time_far;	/* the others: cpu -> struct cpu_time * */
-	uint64_t counted, short_waits, unseen, recorded;
+	uint64_t counted, short_waits, unseen, recorded, late;
 	offcpu_switch_in_fn switch_in;
 	void *switch_in_data;
 	offcpu_credit_fn on_credit;
@@ -60,8 +71,8 @@ static size_t tid_slot(const struct offcpu *o, int tid)
 	return ((uint32_t)tid * 0x9e3779b9u) & o->mask;
 }
 
-/* The pending wait of tid, or NULL. */
-static struct pending *pending_find(struct offcpu *o, int tid)
+/* The thread tid, or NULL if never seen. */
+static struct pending *thread_find(struct offcpu *o, int tid)
 {
 	for (size_t i = tid_slot(o, tid); o->pending[i].tid; i = (i + 1) & o->mask)
 		if (o->pending[i].tid == tid)
@@ -69,32 +80,24 @@ static struct pending *pending_find(struct offcpu *o, int tid)
 	return NULL;
 }
 
-static void pending_remove(struct offcpu *o, struct pending *w)
+/* The pending wait of tid, or NULL. */
+static struct pending *pending_find(struct offcpu *o, int tid)
 {
-	size_t i = (size_t)(w - o->pending), j = i;
+	struct pending *w = thread_find(o, tid);
 
-	g_free(w->key);
-	o->npending--;
-	/* backward shift: the slots after it that probed past it move up */
-	for (;;) {
-		size_t home;
-
-		o->pending[i].tid = 0;
-		for (;;) {
-			j = (j + 1) & o->mask;
-			if (!o->pending[j].tid)
-				return;
-			home = tid_slot(o, o->pending[j].tid);
-			/* j stays unless its home is cyclically outside (i, j] */
-			if (i <= j ? (home <= i || home > j) : (home <= i && home > j))
-				break;
-		}
-		o->pending[i] = o->pending[j];
-		i = j;
-	}
+	return w && w->waiting ? w : NULL;
 }
 
-static void pending_grow(struct offcpu *o)
+/* Ends w's wait (counted or not): the thread stays. */
+static void pending_remove(struct offcpu *o, struct pending *w)
+{
+	(void)o;
+	g_free(w->key);
+	w->key = NULL;
+	w->waiting = false;
+}
+
+static void threads_grow(struct offcpu *o)
 {
 	struct pending *old = o->pending;
 	size_t n = o->mask + 1;
@@ -113,24 +116,49 @@ static void pending_grow(struct offcpu *o)
 	g_free(old);
 }
 
+/* The thread tid (not 0), added if new. */
+static struct pending *thread_get(struct offcpu *o, int tid)
+{
+	struct pending *w = thread_find(o, tid);
+	size_t i;
+
+	if (w)
+		return w;
+	if ((o->nthreads + 1) * 2 > o->mask + 1)
+		threads_grow(o);
+	for (i = tid_slot(o, tid); o->pending[i].tid; i = (i + 1) & o->mask)
+		;
+	w = &o->pending[i];
+	o->nthreads++;
+	w->tid = tid;
+	return w;
+}
+
+/*
+ * Notes a switch of thread w at time; false when the thread switched
+ * later already: perf handed this record over late (its "out of order
+ * events"), and a wait begun or ended by it would overlap another.
+ */
+static bool thread_saw(struct offcpu *o, struct pending *w, uint64_t time)
+{
+	if (time < w->seen) {
+		o->late++;
+		return false;
+	}
+	w->seen = time;
+	return true;
+}
+
 /* A new pending wait for tid, replacing any it had. */
 static struct pending *pending_put(struct offcpu *o, int tid)
 {
-	struct pending *w = pending_find(o, tid);
-	size_t i;
+	struct pending *w = thread_get(o, tid);
 
-	if (w) {
-		g_free(w->key);
-	} else {
-		if ((o->npending + 1) * 2 > o->mask + 1)
-			pending_grow(o);
-		for (i = tid_slot(o, tid); o->pending[i].tid; i = (i + 1) & o->mask)
-			;
-		w = &o->pending[i];
-		o->npending++;
-	}
-	memset(w, 0, sizeof(*w));
-	w->tid = tid;
+	g_free(w->key);
+	w->key = NULL;
+	w->table = NULL;
+	w->add = NULL;
+	w->waiting = true;
 	return w;
 }
 
@@ -343,6 +371,9 @@ void offcpu_tick(struct offcpu *o, uint64_t time)
 {
 	if (time > o->last_time)
 		o->last_time = time;
+	if (!o->ticked || time < o->first_time)
+		o->first_time = time;
+	o->ticked = true;
 }
 
 static void credit(struct offcpu *o, struct pending *w, uint64_t until)
@@ -361,6 +392,7 @@ static void credit(struct offcpu *o, struct pending *w, uint64_t until)
 		w->add(w->add_data, w->id, (fk_count)ns * (FK_COUNT_ONE / 1000));
 	(*w->counter)++;
 	o->counted++;
+	w->off_ns += ns;
 	if (o->on_credit)
 		o->on_credit(o->on_credit_data, w->tid, w->since, ns);
 }
@@ -373,10 +405,14 @@ void offcpu_on_credit(struct offcpu *o, offcpu_credit_fn fn, void *data)
 
 void offcpu_switch_in(struct offcpu *o, int tid, uint64_t time)
 {
-	struct pending *w = tid ? pending_find(o, tid) : NULL;
+	struct pending *w;
 	uint64_t in;
 
-	if (!w)
+	if (!tid)
+		return;
+	w = thread_get(o, tid);
+	/* a late switch-in came before the wait pending: not its end */
+	if (!thread_saw(o, w, time) || !w->waiting)
 		return;
 	/* an earlier switch-in: the tracepoint lacks the switch-out after it */
 	if (o->switch_in && o->switch_in(o->switch_in_data, w->perf_tid, w->since, time, &in) &&
@@ -397,35 +433,53 @@ void offcpu_on_unseen(struct offcpu *o, offcpu_switch_in_fn fn, void *data)
 
 void offcpu_switch_unseen(struct offcpu *o, int tid, int cpu, uint64_t time)
 {
-	struct pending *w = tid ? pending_find(o, tid) : NULL;
+	struct pending *w = tid ? thread_get(o, tid) : NULL;
 	struct cpu_time *last = cpu_time_of(o, cpu);
 	uint64_t in;
 
-	if (w && o->switch_in &&
-	    o->switch_in(o->switch_in_data, w->perf_tid, w->since, time, &in)) {
-		o->recorded++;
-		credit(o, w, in);
-	} else if (w && last->seen && last->time >= w->since) {
-		o->unseen++;
-		credit(o, w, last->time);
-	}
-	if (w)
+	/* (a late switch-out: offcpu_switch_out() leaves it out too) */
+	if (w && thread_saw(o, w, time) && w->waiting) {
+		if (o->switch_in &&
+		    o->switch_in(o->switch_in_data, w->perf_tid, w->since, time, &in)) {
+			o->recorded++;
+			credit(o, w, in);
+		} else if (last->seen && last->time >= w->since) {
+			o->unseen++;
+			credit(o, w, last->time);
+		}
 		pending_remove(o, w);
-	last->time = time;
+	}
+	if (!last->seen || time > last->time)
+		last->time = time;
 	last->seen = true;
+}
+
+/* tid's switch-out at time, if not late: a new wait, replacing any */
+static struct pending *wait_from(struct offcpu *o, int tid, int perf_tid, uint64_t time)
+{
+	struct pending *w;
+
+	if (!tid)
+		return NULL;
+	w = thread_get(o, tid);
+	/* offcpu_switch_unseen() counted it late already */
+	if (time < w->seen)
+		return NULL;
+	w->seen = time;
+	w = pending_put(o, tid);
+	w->perf_tid = perf_tid;
+	w->since = time;
+	return w;
 }
 
 void offcpu_switch_out(struct offcpu *o, int tid, int perf_tid, uint64_t time,
 		       struct fold_table *t, const char *key, size_t len,
 		       uint64_t *counter)
 {
-	struct pending *w;
+	struct pending *w = wait_from(o, tid, perf_tid, time);
 
-	if (!tid)
+	if (!w)
 		return;
-	w = pending_put(o, tid);
-	w->perf_tid = perf_tid;
-	w->since = time;
 	w->table = t;
 	w->key = g_strndup(key, len);
 	w->len = len;
@@ -435,13 +489,10 @@ void offcpu_switch_out(struct offcpu *o, int tid, int perf_tid, uint64_t time,
 void offcpu_switch_out_id(struct offcpu *o, int tid, int perf_tid, uint64_t time,
 			  offcpu_add_fn *add, void *data, uint64_t id, uint64_t *counter)
 {
-	struct pending *w;
+	struct pending *w = wait_from(o, tid, perf_tid, time);
 
-	if (!tid)
+	if (!w)
 		return;
-	w = pending_put(o, tid);
-	w->perf_tid = perf_tid;
-	w->since = time;
 	w->add = add;
 	w->add_data = data;
 	w->id = id;
@@ -458,7 +509,7 @@ void offcpu_forget(struct offcpu *o, int tid)
 
 static gint by_tid(gconstpointer a, gconstpointer b)
 {
-	const struct pending *x = a, *y = b;
+	const struct pending *x = *(struct pending *const *)a, *y = *(struct pending *const *)b;
 
 	return (x->tid > y->tid) - (x->tid < y->tid);
 }
@@ -466,16 +517,16 @@ static gint by_tid(gconstpointer a, gconstpointer b)
 uint64_t offcpu_finish(struct offcpu *o, uint64_t *ns)
 {
 	uint64_t n = 0;
-	GArray *order = g_array_new(FALSE, FALSE, sizeof(struct pending));
+	GPtrArray *order = g_ptr_array_new();
 
 	*ns = 0;
 	/* by tid: the credits' order reaches the exports */
 	for (size_t i = 0; i <= o->mask; i++)
-		if (o->pending[i].tid)
-			g_array_append_val(order, o->pending[i]);
-	g_array_sort(order, by_tid);
+		if (o->pending[i].tid && o->pending[i].waiting)
+			g_ptr_array_add(order, &o->pending[i]);
+	g_ptr_array_sort(order, by_tid);
 	for (guint i = 0; i < order->len; i++) {
-		struct pending *w = &g_array_index(order, struct pending, i);
+		struct pending *w = g_ptr_array_index(order, i);
 		uint64_t in;
 
 		/* back on a CPU, but never switched out again: ended there */
@@ -483,18 +534,48 @@ uint64_t offcpu_finish(struct offcpu *o, uint64_t *ns)
 						 o->last_time, &in)) {
 			o->recorded++;
 			credit(o, w, in);
-			g_free(w->key);
-			continue;
+		} else {
+			n++;
+			*ns += o->last_time > w->since ? o->last_time - w->since : 0;
+			credit(o, w, o->last_time);
 		}
-		n++;
-		*ns += o->last_time > w->since ? o->last_time - w->since : 0;
-		credit(o, w, o->last_time);
-		g_free(w->key);
+		pending_remove(o, w);
 	}
-	g_array_free(order, TRUE);
-	memset(o->pending, 0, (o->mask + 1) * sizeof(*o->pending));
-	o->npending = 0;
+	g_ptr_array_free(order, TRUE);
 	return n;
+}
+
+bool offcpu_longest(const struct offcpu *o, int *tid, int *perf_tid, uint64_t *ns)
+{
+	const struct pending *most = NULL;
+
+	for (size_t i = 0; i <= o->mask; i++) {
+		const struct pending *w = &o->pending[i];
+
+		/* (the lowest tid of equals: the same answer every run) */
+		if (w->tid && w->off_ns &&
+		    (!most || w->off_ns > most->off_ns ||
+		     (w->off_ns == most->off_ns && w->tid < most->tid)))
+			most = w;
+	}
+	if (!most)
+		return false;
+	*tid = most->tid;
+	*perf_tid = most->perf_tid;
+	*ns = most->off_ns;
+	return true;
+}
+
+bool offcpu_span(const struct offcpu *o, uint64_t *first, uint64_t *last)
+{
+	*first = o->first_time;
+	*last = o->last_time;
+	return o->ticked;
+}
+
+uint64_t offcpu_late(const struct offcpu *o)
+{
+	return o->late;
 }
 
 void offcpu_stats(const struct offcpu *o, uint64_t *counted, uint64_t *short_waits,

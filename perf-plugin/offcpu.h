@@ -20,6 +20,12 @@
  * so no field offset is assumed.  Weights are added to the table in
  * microseconds with nanosecond fractions; the writer rounds each stack.
  *
+ * perf hands a record over late now and then (a CPU's buffer drained after
+ * a round that had later times: perf's "out of order events"): a switch
+ * of a thread older than one of its switches already seen is left out
+ * (offcpu_late() counts them), so that no two waits of a thread overlap
+ * and no thread's waits add up to more than the recording.
+ *
  * prev_state is the kernel's report: 0 running (preempted, "R" or "R+"),
  * bit 0 "S" (sleeping), bit 1 "D" (uninterruptible), higher bits stopped,
  * traced, dead, parked, idle.  A dead task ("X", "Z") never comes back
@@ -69,7 +75,10 @@ bool offcpu_decode(const struct offcpu *o, const void *raw, uint32_t size,
 /* Whether prev's state is one being counted. */
 bool offcpu_wanted(const struct offcpu *o, const struct sched_switch *sw);
 
-/* Notes the latest time seen (for threads still waiting at the end). */
+/*
+ * Notes a time seen (the latest ends the waits still pending at the
+ * end; the first and the latest are offcpu_span()'s).
+ */
 void offcpu_tick(struct offcpu *o, uint64_t time);
 
 /*
@@ -149,5 +158,19 @@ void offcpu_stats(const struct offcpu *o, uint64_t *counted, uint64_t *short_wai
 
 /* Waits whose end offcpu_on_unseen()'s fn gave (not in unseen). */
 uint64_t offcpu_recorded(const struct offcpu *o);
+
+/* Switches left out because perf handed them over late (see above). */
+uint64_t offcpu_late(const struct offcpu *o);
+
+/*
+ * The thread whose counted waits add up to the most, *ns of them (tid
+ * the kernel's, perf_tid perf's name of it); false if none was counted.
+ * The caller checks it against the recording's length: more would be a
+ * wrong number.
+ */
+bool offcpu_longest(const struct offcpu *o, int *tid, int *perf_tid, uint64_t *ns);
+
+/* The first and the latest time offcpu_tick() was given; false if none. */
+bool offcpu_span(const struct offcpu *o, uint64_t *first, uint64_t *last);
 
 #endif

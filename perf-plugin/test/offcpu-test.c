@@ -285,6 +285,61 @@ static void test_switch_records(void)
 	g_free(path);
 }
 
+/*
+ * Records perf hands over late (a CPU's buffer drained after a round with
+ * later times): a switch of a thread older than one already seen begins
+ * and ends no wait, so no two waits overlap and no thread's waits add up
+ * to more than the recording.  Thread 20 really was off 100-105, 110-120
+ * and 150-200 ms; perf hands cpu 0's 105 and 110 ms switches over after
+ * cpu 1's of 120 and 150 ms, and a switch-out at 20 ms after all of them.
+ */
+static void test_late(void)
+{
+	char *path = write_temp(kernel_format);
+	GError *err = NULL;
+	struct offcpu *o = offcpu_new(OFFCPU_S | OFFCPU_D, 0, path, &err);
+	struct fold_table *t = fold_table_new();
+	uint64_t n = 0, first, last, ns, tail_ns;
+	int tid, perf_tid;
+
+	CHECK(o != NULL);
+	if (!o)
+		return;
+	offcpu_tick(o, 100 * MS);
+	offcpu_switch_unseen(o, 20, 0, 100 * MS);
+	offcpu_switch_out(o, 20, 2020, 100 * MS, t, "f;a", 3, &n);
+	offcpu_tick(o, 120 * MS);
+	offcpu_switch_in(o, 20, 120 * MS);		/* ends 100: 20 ms */
+	offcpu_tick(o, 150 * MS);
+	offcpu_switch_unseen(o, 20, 1, 150 * MS);
+	offcpu_switch_out(o, 20, 2020, 150 * MS, t, "f;b", 3, &n);
+	offcpu_switch_in(o, 20, 105 * MS);		/* late: not the end of 150 */
+	offcpu_switch_unseen(o, 20, 0, 110 * MS);	/* late: no new wait */
+	offcpu_switch_out(o, 20, 2020, 110 * MS, t, "f;c", 3, &n);
+	offcpu_tick(o, 200 * MS);
+	offcpu_switch_in(o, 20, 200 * MS);		/* ends 150: 50 ms */
+	CHECK(total(t, "f;a") == US(20000));
+	CHECK(total(t, "f;b") == US(50000));
+	CHECK(total(t, "f;c") == 0);
+	/* a switch-out long before anything seen of it: no wait from there */
+	offcpu_tick(o, 20 * MS);
+	offcpu_switch_unseen(o, 20, 1, 20 * MS);
+	offcpu_switch_out(o, 20, 2020, 20 * MS, t, "f;d", 3, &n);
+	offcpu_tick(o, 210 * MS);
+	offcpu_switch_in(o, 20, 210 * MS);
+	CHECK(total(t, "f;d") == 0);
+	CHECK(offcpu_late(o) == 3);
+	CHECK(offcpu_finish(o, &tail_ns) == 0);
+	CHECK(offcpu_longest(o, &tid, &perf_tid, &ns));
+	CHECK(tid == 20 && perf_tid == 2020 && ns == 70 * MS);
+	CHECK(offcpu_span(o, &first, &last) && first == 20 * MS && last == 210 * MS);
+	CHECK(n == 2);
+	fold_table_free(t);
+	offcpu_free(o);
+	unlink(path);
+	g_free(path);
+}
+
 static void test_bad_formats(void)
 {
 	char *no_state = g_strdup(kernel_format);
@@ -333,6 +388,7 @@ int main(void)
 	test_states();
 	test_waits();
 	test_switch_records();
+	test_late();
 	test_bad_formats();
 	return CHECK_DONE();
 }

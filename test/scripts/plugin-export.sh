@@ -216,7 +216,8 @@ grep -q '^profile .*	microseconds	' "$T/offdump" || fail "offcpu: speedscope's u
 # per thread: speedscope's total (exact), the folded total (each stack
 # rounded to a whole microsecond), pprof's (nanoseconds)
 awk -F '\t' '/^profile / { n = split($1, a, " "); t = a[n]; sub(/.*\//, "", t); print t, $3 }' "$T/offdump" | sort > "$T/ss"
-awk '{ r = $0; sub(/;.*/, "", r); match(r, /\/[0-9]+$/); t = substr(r, RSTART + 1); s[t] += $NF; n[t]++ }
+# (the thread id before the first frame: a name may hold ';' or "/N")
+awk 'match($0, /-[0-9]+\/[0-9]+;/) { t = substr($0, RSTART, RLENGTH - 1); sub(/.*\//, "", t); s[t] += $NF; n[t]++ }
      END { for (t in s) print t, s[t], n[t] }' "$T/off.folded" | sort > "$T/fo"
 pprof-collapse --tagroot=tid "$T/off.pb.gz" | awk -F';' '{ t = $1; sub(/^tid=/, "", t); c = $NF; sub(/.* /, "", c); s[t] += c }
      END { for (t in s) print t, s[t] }' | sort > "$T/pp"

@@ -96,3 +96,53 @@ same_as_pipeline() {
 	diff -u "$T/want" "$T/got" | head -20 | cut -c1-300 >&2
 	return 1
 }
+
+# perf_records START [ALSO]: perf script's text on stdin, one line per
+# record on stdout.  A thread may name itself with a line break, and perf
+# prints the name as it is: a line that starts neither as a record (the
+# awk regex START) nor as another line of one (ALSO: a call chain's)
+# continues the line before, joined with a blank.
+perf_records() {
+	awk -v start="$1" -v also="${2:-^\$}" '
+	$0 ~ start || $0 ~ also { if (n) print line; line = $0; n = 1; next }
+	{ line = line " " $0 }
+	END { if (n) print line }'
+}
+
+# AWK_SWITCH: an awk function, switch_fields(S), that sets prev, state and
+# nxt from the text of a sched_switch record, 0 if there is none.  Read by
+# the fields around the names, which a name cannot hold (15 bytes), so a
+# name with blanks, "prev_pid=" or ';' in it changes nothing.
+AWK_SWITCH='
+function switch_fields(s,   a) {
+	if (!match(s, / prev_pid=-?[0-9]+ prev_prio=-?[0-9]+ prev_state=[^ ]+ ==> next_comm=/))
+		return 0
+	split(substr(s, RSTART + 1, RLENGTH - 1), a, /[ =]/)
+	prev = a[2]; state = a[6]
+	if (!match(s, / next_pid=-?[0-9]+ next_prio=-?[0-9]+( |$)/))
+		return 0
+	split(substr(s, RSTART + 1, RLENGTH - 1), a, /[ =]/)
+	nxt = a[2]
+	return 1
+}'
+
+# hostile_sleeper: starts a thread named with a line break, blanks and ';'
+# that wakes every millisecond, as other programs on a shared machine may
+# be named; sets hostile (its pid).  A system-wide recording holds its
+# switches, and nothing read from it may be thrown by its name.
+hostile_sleeper() {
+	cat >"$T/hostile.c" <<'EOC'
+#include <sys/prctl.h>
+#include <unistd.h>
+int main(void)
+{
+	prctl(PR_SET_NAME, "fk\nzz ;x-1/2");
+	for (int i = 0; i < 600000; i++)
+		usleep(1000);
+	return 0;
+}
+EOC
+	cc -O1 -o "$T/hostile" "$T/hostile.c" || { echo "cannot build the renamed sleeper" >&2; exit 1; }
+	"$T/hostile" &
+	hostile=$!
+}

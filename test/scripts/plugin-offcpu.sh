@@ -22,8 +22,11 @@ set -u
 # can take seconds to start and stop on a loaded machine: the workload runs
 # for two minutes and is stopped once the recording is made.
 "$W" 120000 0 &
-wpid=$! c=
-trap 'kill $wpid $c 2>/dev/null; rm -rf "$T"' EXIT
+wpid=$! c= hostile=
+trap 'kill $wpid $c $hostile 2>/dev/null; rm -rf "$T"' EXIT
+# and a thread whose name holds a line break, blanks and ';' (other
+# programs on the machine may be so named), switching all the time
+hostile_sleeper
 # wait (not a fixed sleep: CI machines can be loaded) until the child has
 # forked and renamed itself, so that both processes switch while recorded;
 # up to 30 s, for a machine busy with other builds
@@ -74,6 +77,15 @@ same_as_pipeline "sched_switch tid" "$T/sw.data" "-F +pid,+ip,+sym,+symoff,+dso"
 plugin "$T/sw.data" offcpu state=all tid >"$T/all.folded" 2>"$T/all.err" ||
 	{ fail "offcpu state=all tid failed: $(head -3 "$T/all.err")"; exit 1; }
 grep -q 'still off-CPU at the end' "$T/all.err" || fail "threads still off-CPU at the end are not reported"
+# no thread, whatever its name, is off-CPU for longer than the recording
+# (its first sample to its last; each stack rounded to 1 us)
+span=$(perf script -i "$T/sw.data" -F time 2>/dev/null |
+	awk '{ t = $1 + 0; if (!n++ || t < a) a = t; if (t > b) b = t } END { printf "%.0f\n", (b - a) * 1e6 }')
+if awk -v span="$span" 'match($0, /-[0-9]+\/[0-9]+;/) { t = substr($0, RSTART, RLENGTH); us[t] += $NF; k[t]++ }
+	END { for (t in us) { n++; if (us[t] > span + k[t] / 2) { bad++; print "  thread " t " " us[t] " us" } }
+	      exit bad > 0 || n < 4 }' "$T/all.folded" >"$T/long"; then
+	echo "ok no thread off-CPU for longer than the recording ($span us)"
+else fail "threads off-CPU for longer than the recording ($span us): $(head -3 "$T/long")"; fi
 # the workload's processes: it and its child (found before recording; a
 # system-wide recording may also hold other runs' workloads)
 pids="$wpid $c"
@@ -83,15 +95,12 @@ pids="$wpid $c"
 # The switch's prev_pid and next_pid are the kernel's, the sample's tid is
 # perf's (they differ in a PID namespace): the thread switched out is the
 # sample's, which maps one to the other.
-perf script -i "$T/sw.data" -F tid,time,trace 2>/dev/null | awk '{
-	t = $2; sub(/:$/, "", t); if (t > end) end = t
-	for (i = 3; i <= NF; i++) {
-		if ($i ~ /^prev_pid=/) { split($i, a, "="); prev = a[2] }
-		if ($i ~ /^prev_state=/) { split($i, a, "="); state = a[2] }
-		if ($i ~ /^next_pid=/) { split($i, a, "="); next_pid = a[2] }
-	}
+perf script -i "$T/sw.data" -F tid,time,trace 2>/dev/null |
+	perf_records '^ *-?[0-9]+ +[0-9]+\.[0-9]+: ' | awk "$AWK_SWITCH"'{
+	t = $2; sub(/:$/, "", t); t += 0; if (t > end) end = t
+	if (!switch_fields($0)) next
 	tid[prev] = $1
-	if (next_pid in tid) delete out[tid[next_pid]]
+	if (nxt in tid) delete out[tid[nxt]]
 	if (state ~ /^[XZ]/) delete out[$1]; else out[$1] = t
 } END { for (t in out) printf "%s %.0f\n", t, (end - out[t]) * 1e6 }' >"$T/tails"
 awk -v pids=" $pids " 'FILENAME == ARGV[1] { tail[$1] = $2; next } {
@@ -101,12 +110,15 @@ awk -v pids=" $pids " 'FILENAME == ARGV[1] { tail[$1] = $2; next } {
 
 # perf sched timehist: the wait before each run (all of it, without
 # sched_wakeup events to split off a scheduling delay)
-perf sched timehist -i "$T/sw.data" >"$T/timehist" 2>/dev/null ||
+# (read from the end of each line: a task's name may hold blanks)
+perf sched timehist -i "$T/sw.data" --no-call-graph >"$T/timehist" 2>/dev/null ||
 	{ fail "perf sched timehist failed"; exit 1; }
-awk -v pids=" $pids " '$3 ~ /\[/ {
-	s = $3; sub(/.*\[/, "", s); sub(/\].*/, "", s); n = split(s, a, "/")
+awk -v pids=" $pids " 'NF >= 6 && $2 ~ /^\[[0-9]+\]$/ {
+	task = $0; sub(/ +[0-9.]+ +[0-9.]+ +[0-9.]+ *$/, "", task)
+	if (!match(task, /\[[0-9]+(\/[0-9]+)?\]$/)) next
+	n = split(substr(task, RSTART + 1, RLENGTH - 2), a, "/")
 	tid = a[1]; pid = n > 1 ? a[2] : a[1]
-	if (index(pids, " " pid " ")) us[tid] += $4 * 1000
+	if (index(pids, " " pid " ")) us[tid] += $(NF - 2) * 1000
 } END { for (t in us) printf "%s %.0f\n", t, us[t] }' "$T/timehist" >"$T/theirs"
 
 # (joined in awk: join(1) wants its keys in sort(1)'s order, not sort -n's,
@@ -148,14 +160,12 @@ else fail "off-CPU totals differ from perf sched timehist by more than 1%"; fi
 # A loaded machine stretches sleep-short's 9 ms of work, so 0.8 s may hold
 # only a dozen of its cycles: five waits of each are asked for.
 plugin "$T/sw.data" offcpu pid >"$T/sd.folded" 2>/dev/null || fail "offcpu failed"
-perf script -i "$T/sw.data" -F pid,tid,trace,ip,sym 2>/dev/null | awk -v pid="$wpid" '
+perf script -i "$T/sw.data" -F pid,tid,trace,ip,sym 2>/dev/null |
+	perf_records '^ *-?[0-9]+/-?[0-9]+ ' '^([ \t]+[0-9a-f]+ |[ \t]*$)' | awk -v pid="$wpid" "$AWK_SWITCH"'
 function done() { if (p == pid && st ~ /^[SD]/ && (l || s)) waiting[out] = l ? "l" : "s" }
 /^[ ]*[0-9-]+\/[0-9-]+ / { done(); split($1, a, "/"); p = a[1]; l = s = 0
-	for (i = 2; i <= NF; i++) {
-		if ($i ~ /^prev_state=/) st = substr($i, 12)
-		if ($i ~ /^prev_pid=/) out = substr($i, 10)
-		if ($i ~ /^next_pid=/) in_ = substr($i, 10)
-	}
+	if (!switch_fields($0)) { p = -1; next }
+	st = state; out = prev; in_ = nxt
 	delete waiting[out]	# out again: its last wait had no recorded end
 	if (in_ in waiting) { if (waiting[in_] == "l") nl++; else ns++; delete waiting[in_] }
 	next }
@@ -216,8 +226,9 @@ fi
 
 # pprof=: each thread's off-CPU time as in the folded output (pprof in
 # ns, the folded stacks each rounded to 1 us); in a PID namespace too,
-# where the waits are the kernel's threads' and the samples perf's
-plugin "$T/sw.data" offcpu tid "pprof=$T/off.pb.gz" >"$T/pp.folded" 2>"$T/err" ||
+# where the waits are the kernel's threads' and the samples perf's; the
+# workload's processes alone (pid=)
+plugin "$T/sw.data" offcpu tid "pid=$wpid,$c" "pprof=$T/off.pb.gz" >"$T/pp.folded" 2>"$T/err" ||
 	fail "offcpu pprof= failed: $(head -3 "$T/err")"
 "$BIN/pprof-collapse" --tagroot=tid "$T/off.pb.gz" 2>/dev/null |
 	awk -F';' '{ t = $1; sub(/^tid=/, "", t); c = $NF; sub(/.* /, "", c); print t, c }' >"$T/pp.tid"
@@ -308,20 +319,17 @@ grep -q "none of the [0-9]* samples perf read passed its selection" "$T/err" &&
 # "TID US WAITS US_ENDED" (below); stderr "BY_RECORD NO_END": the waits a
 # switch record ended, and those with no switch-in before the next switch-out
 text_waits() {
-	perf script -i "$1" --show-switch-events --ns -F pid,tid,time,trace 2>/dev/null >"$T/text"
-	awk -v pid="$2" '
+	perf script -i "$1" --show-switch-events --ns -F pid,tid,time,trace 2>/dev/null |
+		perf_records '^ *-?[0-9]+/-?[0-9]+ +[0-9]+\.[0-9]+: ' >"$T/text"
+	awk -v pid="$2" "$AWK_SWITCH"'
 function ns(s,  a) { sub(/:$/, "", s); split(s, a, "."); return a[1] * 1e9 + a[2] }
 function end(p, t) { us[p] += (t - open[p]) / 1000; n[p]++; delete open[p] }
 FNR == 1 { pass++ }
-pass == 1 { if ($0 ~ /prev_pid=/) last = ns($2); next }
+pass == 1 { if (switch_fields($0) && ns($2) > last) last = ns($2); next }
 { split($1, id, "/"); t = ns($2) }
 /PERF_RECORD_SWITCH/ && $4 == "IN" { if ((id[2] in open) && t <= last) { end(id[2], t); rec++ }; next }
-/prev_pid=/ {
-	for (i = 3; i <= NF; i++) {
-		if ($i ~ /^prev_pid=/) prev = substr($i, 10)
-		if ($i ~ /^prev_state=/) st = substr($i, 12)
-		if ($i ~ /^next_pid=/) nxt = substr($i, 10)
-	}
+switch_fields($0) {
+	st = state
 	k2p[prev] = id[2]	# the kernel pid, perf tid
 	if ((nxt in k2p) && (k2p[nxt] in open)) end(k2p[nxt], t)
 	if (id[2] in open) { noend++; delete open[id[2]] }
