@@ -25,6 +25,7 @@ static const char description[] =
 	"  perf script | fp-collapse | fold2svg > cpu.svg\n"
 	"  fold2svg --colors=java --title='Java CPU' java.folded > java.svg\n"
 	"  fold-diff before.folded after.folded | fold2svg > diff.svg\n"
+	"  fold-diff old.folded new.folded | fold2svg --diff=total --mark-new -n\n"
 	"\n"
 	"Exit status: 0 success, 1 bad or unreadable input or a write error,\n"
 	"2 usage error.  See fold2svg(1).";
@@ -98,6 +99,9 @@ int main(int argc, char **argv)
 		if (fg_cut_stacks(fg))
 			tool_warn("%" G_GUINT64_FORMAT " stack%s deeper than %d frames: drawn to that depth",
 				  fg_cut_stacks(fg), fg_cut_stacks(fg) == 1 ? "" : "s", FG_MAX_DEPTH);
+		if (!fg_differential(fg) &&
+		    (opts.diff || opts.mark_new || opts.normalize))
+			tool_warn("--diff, --mark-new and --normalize draw differential input (STACK COUNT1 COUNT2): ignored for a profile of one count a line");
 		if (fg_total_ignored(fg))
 			tool_warn("--total %s is less than the sum of the counts, so ignored",
 				  opts.total);

@@ -26,6 +26,8 @@ struct open_frame {
 	struct span name;
 	size_t end;		/* where the name ends in the stack (';' or its end) */
 	fk_count start, delta;
+	fk_count base;		/* first counts through it, its children's
+				   added as they close */
 	uint64_t seq;
 };
 
@@ -66,6 +68,7 @@ struct flamegraph {
 	GPtrArray *readers;	/* mapped files the stacks point into */
 	struct folded_shape shape;	/* of the files read, one profile */
 	fk_count total1;
+	fk_count total0;	/* the first counts of differential input */
 	GString *scratch;	/* a stack being reversed */
 	GString *chain;		/* a stack being rewritten for chain graphs */
 	GStringChunk *names;	/* rewritten stacks: frames point into them */
@@ -79,7 +82,8 @@ struct flamegraph {
 	fk_count sum, timemax;
 	bool total_ignored;
 	uint32_t depthmax;
-	double maxdelta;
+	double maxdelta;	/* of a stack's self change */
+	double maxtotal;	/* of a drawn frame's total change */
 
 	/* walk state */
 	GArray *open;		/* struct open_frame */
@@ -118,7 +122,7 @@ struct flamegraph *fg_new(const struct fg_opts *o)
 	fg->compact_at = (size_t)1 << 16;
 	fg->copies = g_string_chunk_new(1 << 20);
 	fg->readers = g_ptr_array_new_with_free_func((GDestroyNotify)folded_reader_free);
-	fg->maxdelta = 1;
+	fg->maxdelta = fg->maxtotal = 1;
 	return fg;
 }
 
@@ -262,6 +266,7 @@ static void add(struct flamegraph *fg, const char *stack, size_t len,
 		fg->differential = true;
 	else
 		c1 = c0;
+	fg->total0 += c0;
 	fg->total1 += c1;
 	if (c1 < 0)
 		fg->negative = true;
@@ -391,11 +396,15 @@ static void close_frame(struct flamegraph *fg, uint32_t depth, fk_count end)
 	struct open_frame *of = &g_array_index(fg->open, struct open_frame, depth);
 	fk_count w = end - of->start;
 
+	/* a frame too narrow to draw still holds its parent's first counts */
+	if (depth > 0)
+		of[-1].base += of->base;
 	if (count_to_double(w) < fg->min_count)
 		return;
 	struct kept k = {
 		.f = { .name = of->name.p, .len = of->name.len, .depth = depth,
-		       .start = of->start, .end = end, .delta = of->delta },
+		       .start = of->start, .end = end, .delta = of->delta,
+		       .base = of->base },
 		.seq = of->seq,
 	};
 	if (fg->nkept == fg->keptcap)
@@ -430,6 +439,33 @@ static void chain_rewrite(GString *out, const char *s, size_t len)
 				    (gssize)(end - first_end - seplen));
 }
 
+/*
+ * A first count scaled to the second profile's total (normalize): c *
+ * total1 / total0 rounded to the nearest unit, exact while the product
+ * fits in 127 bits (both below 2^63 units, 9.2 billion counts), else in
+ * double precision.
+ */
+static fk_count scale_first(const struct flamegraph *fg, fk_count c)
+{
+	fk_count t0 = fg->total0, t1 = fg->total1;
+	bool neg = c < 0;
+	double q;
+
+	if (t0 <= 0 || t0 == t1 || t1 < 0)
+		return c;
+	if (neg)
+		c = -c;
+	if (c < ((fk_count)1 << 63) && t1 < ((fk_count)1 << 63) &&
+	    t0 < ((fk_count)1 << 125)) {
+		c = (c * t1 + t0 / 2) / t0;
+		return neg ? -c : c;
+	}
+	q = fk_count_to_double(c) * fk_count_to_double(t1) /
+	    fk_count_to_double(t0) * (double)FK_COUNT_ONE;
+	c = q >= 0x1p126 ? ((fk_count)1 << 126) : (fk_count)(q + 0.5);
+	return neg ? -c : c;
+}
+
 /* flamegraph.pl's flow(): close what differs from the last stack, open the
  * rest, at the current position. */
 static void merge(struct flamegraph *fg, const char *s, size_t len, size_t l,
@@ -437,7 +473,7 @@ static void merge(struct flamegraph *fg, const char *s, size_t len, size_t l,
 {
 	GArray *open = fg->open;
 	uint32_t n, same = 1, nopen = open->len;
-	fk_count d = c1 - c0;
+	fk_count d = c1 - (fg->o.normalize ? scale_first(fg, c0) : c0);
 	size_t i;
 	double ad;
 
@@ -498,12 +534,14 @@ static void merge(struct flamegraph *fg, const char *s, size_t len, size_t l,
 		*of = fg->cur[k - same];
 		of->start = *pos;
 		of->delta = 0;
+		of->base = 0;
 		of->seq = fg->seq++;
 	}
 leaf:
 	fg->prev = s;
 	fg->prevlen = len;
 	g_array_index(open, struct open_frame, n - 1).delta += d;
+	g_array_index(open, struct open_frame, n - 1).base += c0;
 	ad = count_to_double(d < 0 ? -d : d);
 	if (ad > fg->maxdelta)
 		fg->maxdelta = ad;
@@ -748,6 +786,13 @@ int fg_build(struct flamegraph *fg, GError **err)
 		if (f.depth == 0)
 			f.end = fg->timemax;	/* the root spans --total too */
 		g_array_append_val(fg->frames, f);
+		if (fg->differential && fg->o.diff == FG_DIFF_TOTAL) {
+			fk_count d = fg_frame_total_change(fg, &f);
+			double ad = count_to_double(d < 0 ? -d : d);
+
+			if (ad > fg->maxtotal)
+				fg->maxtotal = ad;
+		}
 	}
 	g_array_free(fg->open, TRUE);
 	g_free(fg->cur);
@@ -805,5 +850,24 @@ bool fg_differential(const struct flamegraph *fg)
 
 double fg_maxdelta(const struct flamegraph *fg)
 {
-	return fg->maxdelta;
+	return fg->o.diff == FG_DIFF_TOTAL ? fg->maxtotal : fg->maxdelta;
+}
+
+enum fg_diff fg_diff_mode(const struct flamegraph *fg)
+{
+	return fg->o.diff;
+}
+
+fk_count fg_frame_total_change(const struct flamegraph *fg,
+			       const struct fg_frame *f)
+{
+	fk_count width = f->depth == 0 ? fg->sum : f->end - f->start;
+
+	return width - (fg->o.normalize ? scale_first(fg, f->base) : f->base);
+}
+
+fk_count fg_frame_change(const struct flamegraph *fg, const struct fg_frame *f)
+{
+	return fg->o.diff == FG_DIFF_TOTAL ? fg_frame_total_change(fg, f)
+					   : f->delta;
 }

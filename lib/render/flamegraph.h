@@ -40,7 +40,17 @@
  * Differential input (ncounts 2): frame widths come from the second count;
  * each frame's delta is the second minus the first count of the stacks that
  * end at it (flamegraph.pl's rule), and maxdelta the largest |delta| of a
- * stack (at least 1).
+ * stack (at least 1).  Each frame also keeps its base, the first counts of
+ * every stack through it, so that its total (inclusive) change is known
+ * (fg_frame_change() with FG_DIFF_TOTAL: what FlameGraph's and inferno's
+ * users asked for, a parent whose children all grew grows too), and
+ * whether the first profile has it at all (base 0: a frame only in the
+ * second profile).  With normalize, first counts are scaled by the second
+ * total over the first before they are subtracted (never the base, so a
+ * frame's absence stays exact):
+ *
+ *	first: a;b 10, a;c 10     second: a;b 30, a;c 30, d 5
+ *	self:  a +0, b +20, c +20, d +5      total: a +40, d +5 (d is new)
  */
 #ifndef FOLDKIT_FLAMEGRAPH_H
 #define FOLDKIT_FLAMEGRAPH_H
@@ -63,6 +73,12 @@ struct fg_opts {
 	double minwidth;	/* pixels, or percent of the total with _pct */
 	bool minwidth_pct;
 	fk_count total;		/* --total: used if above the sum (0: none) */
+	enum fg_diff {		/* differential: the change fg_maxdelta() scales */
+		FG_DIFF_SELF,	/* of the stacks ending at a frame (flamegraph.pl) */
+		FG_DIFF_TOTAL,	/* of every stack through it (inclusive) */
+	} diff;
+	bool normalize;		/* differential: first counts scaled to the
+				   second total before subtracting */
 };
 
 #define FG_OPTS_INIT { .image_width = 1200, .xpad = 10, .minwidth = 0.1 }
@@ -75,7 +91,9 @@ struct fg_frame {
 	uint32_t len;
 	uint32_t depth;		/* 0 for the root, "all" (name "") */
 	fk_count start, end;	/* position on the count axis */
-	fk_count delta;		/* differential only */
+	fk_count delta;		/* differential only: the self change */
+	fk_count base;		/* differential only: the first counts of the
+				   stacks through it, unscaled (0: a new frame) */
 };
 
 struct flamegraph;
@@ -141,6 +159,29 @@ uint64_t fg_cut_stacks(const struct flamegraph *fg);
 
 /* The shape of the files fg_add_file() read, with the lines it skipped. */
 const struct folded_shape *fg_shape(const struct flamegraph *fg);
+
+/*
+ * Differential graphs, after fg_build().  The largest |change| (at least 1)
+ * that colours scale to: of a stack for FG_DIFF_SELF (flamegraph.pl's
+ * rule), of a drawn frame's total change for FG_DIFF_TOTAL.
+ */
 double fg_maxdelta(const struct flamegraph *fg);
+
+/*
+ * The change of frame f (of this graph) in the graph's mode: its delta for
+ * FG_DIFF_SELF, else its width (the root's: the sum) less its base, the
+ * base scaled when normalizing.  fg_frame_total_change() is the latter in
+ * either mode.
+ */
+enum fg_diff fg_diff_mode(const struct flamegraph *fg);
+fk_count fg_frame_change(const struct flamegraph *fg, const struct fg_frame *f);
+fk_count fg_frame_total_change(const struct flamegraph *fg,
+			       const struct fg_frame *f);
+
+/* Whether a differential frame is absent from the first profile. */
+static inline bool fg_frame_is_new(const struct fg_frame *f)
+{
+	return f->base == 0;
+}
 
 #endif

@@ -283,6 +283,11 @@ struct rgb palette_delta(double delta, double maxdelta, bool negate)
 	return mk(r, g, b);
 }
 
+struct rgb palette_delta_new(void)
+{
+	return mk(190, 130, 240);
+}
+
 int palette_background(const char *spec, enum fg_palette p, char bg1[8],
 		       char bg2[8])
 {

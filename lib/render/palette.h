@@ -81,6 +81,13 @@ struct rgb palette_color(enum fg_palette p, enum fg_color_mode mode,
 struct rgb palette_delta(double delta, double maxdelta, bool negate);
 
 /*
+ * The colour of a differential frame absent from the first profile
+ * (--mark-new): a purple that no delta gives (those keep red = green or
+ * green = blue), as async-profiler marks new frames in its --diff graphs.
+ */
+struct rgb palette_delta_new(void);
+
+/*
  * The two background gradient stops ("#rrggbb", NUL-terminated) for
  * --bgcolors spec (yellow, blue, green, grey or #rrggbb), or for the
  * palette's default when spec is NULL.  Returns -1 for a bad spec.

@@ -29,6 +29,9 @@ const GOptionEntry *svg_args_entries(struct svg_args *a)
 		{ "inverted", 0, 0, G_OPTION_ARG_NONE, NULL, "Icicle graph (root at the top)", NULL },
 		{ "flamechart", 0, 0, G_OPTION_ARG_NONE, NULL, "Flame chart: input order, merge only neighbours", NULL },
 		{ "negate", 0, 0, G_OPTION_ARG_NONE, NULL, "Swap differential hues (blue<->red)", NULL },
+		{ "diff", 0, 0, G_OPTION_ARG_STRING, NULL, "Colour differential frames by their self change (default) or total (inclusive) change", "self|total" },
+		{ "mark-new", 0, 0, G_OPTION_ARG_NONE, NULL, "Draw differential frames absent from the first profile in purple", NULL },
+		{ "normalize", 'n', 0, G_OPTION_ARG_NONE, NULL, "Scale differential first counts to the second total before comparing", NULL },
 		{ "notes", 0, 0, G_OPTION_ARG_FILENAME, NULL, "Notes comment in the SVG", "TEXT" },
 		{ "total", 0, 0, G_OPTION_ARG_STRING, NULL, "Width of the graph in counts, if above the sum", "NUM" },
 		{ "factor", 0, 0, G_OPTION_ARG_STRING, NULL, "Multiply counts shown by NUM (default 1)", "NUM" },
@@ -43,6 +46,7 @@ const GOptionEntry *svg_args_entries(struct svg_args *a)
 		&a->fonttype, &a->fontsize, &a->fontwidth, &a->countname,
 		&a->nametype, &a->colors, &a->bgcolors, &a->hash, &a->random,
 		&a->cp, &a->reverse, &a->inverted, &a->flamechart, &a->negate,
+		&a->diff, &a->mark_new, &a->normalize,
 		&a->notes, &a->total, &a->factor, &a->nameattr, &a->encoding,
 		&a->verbose,
 	};
@@ -146,6 +150,14 @@ int svg_args_apply(const struct svg_args *a, struct fg_opts *fo,
 	so->inverted = a->inverted;
 	so->flamechart = a->flamechart;
 	so->negate = a->negate;
+	so->mark_new = a->mark_new;
+	fo->normalize = a->normalize;
+	if (!a->diff || strcmp(a->diff, "self") == 0)
+		fo->diff = FG_DIFF_SELF;
+	else if (strcmp(a->diff, "total") == 0)
+		fo->diff = FG_DIFF_TOTAL;
+	else
+		return usage(err, "--diff: '%s' is not self or total", a->diff);
 	if (palette_from_name(a->colors, &so->palette) < 0)
 		return usage(err, "--colors: unknown palette '%s' (one of %s)",
 			     a->colors, palette_names());

@@ -26,9 +26,11 @@
 struct svg_args {
 	char *title, *subtitle, *minwidth, *fonttype, *countname, *nametype;
 	char *colors, *bgcolors, *notes, *total, *factor, *nameattr, *encoding;
+	char *diff;		/* --diff: self or total */
 	gint width, height;
 	gdouble fontsize, fontwidth;
 	gboolean hash, random, cp, reverse, inverted, flamechart, negate, verbose;
+	gboolean mark_new, normalize;
 };
 
 /* flamegraph.pl's defaults */

@@ -550,8 +550,10 @@ static struct rgb frame_color(struct ctx *c, const struct fg_frame *f)
 		return (struct rgb){ 160, 160, 160 };
 	if (f->len == 1 && f->name[0] == '-')
 		return (struct rgb){ 200, 200, 200 };
+	if (c->diff && o->mark_new && fg_frame_is_new(f))
+		return palette_delta_new();
 	if (c->diff)
-		return palette_delta(fk_count_to_double(f->delta),
+		return palette_delta(fk_count_to_double(fg_frame_change(c->fg, f)),
 				     fg_maxdelta(c->fg), o->negate);
 	if (o->cp) {
 		struct color_ctx cc = { o };
@@ -559,6 +561,44 @@ static struct rgb frame_color(struct ctx *c, const struct fg_frame *f)
 		return palette_map_get(o->cp, f->name, f->len, compute_color, &cc);
 	}
 	return palette_color(o->palette, o->color_mode, f->name, f->len, o->rng);
+}
+
+/* "; +1.5%" as a share of the graph, its sign swapped by --negate */
+static void write_pct_change(struct ctx *c, fk_count d)
+{
+	char buf[FK_COUNT_BUFSZ * 2];
+
+	if (c->o->negate)
+		d = -d;
+	WB_LIT(c->w, "; ");
+	if (d > 0)
+		WB_LIT(c->w, "+");
+	wb_put(c->w, buf, svg_format_pct(d, c->timemax, buf));
+	WB_LIT(c->w, "%");
+}
+
+/*
+ * A differential frame's change: the self change alone (flamegraph.pl's
+ * title), or with --diff=total "; +T% total; +S% self"; then "; new" for a
+ * frame only in the second profile with --mark-new ("; gone" with
+ * --negate, whose second profile is the older).
+ */
+static void write_change(struct ctx *c, const struct fg_frame *f)
+{
+	if (fg_diff_mode(c->fg) == FG_DIFF_TOTAL) {
+		write_pct_change(c, fg_frame_total_change(c->fg, f));
+		WB_LIT(c->w, " total");
+		write_pct_change(c, f->delta);
+		WB_LIT(c->w, " self");
+	} else {
+		write_pct_change(c, f->delta);
+	}
+	if (c->o->mark_new && fg_frame_is_new(f)) {
+		if (c->o->negate)
+			WB_LIT(c->w, "; gone");
+		else
+			WB_LIT(c->w, "; new");
+	}
 }
 
 static void write_title(struct ctx *c, const struct fg_frame *f, size_t nlen)
@@ -583,16 +623,8 @@ static void write_title(struct ctx *c, const struct fg_frame *f, size_t nlen)
 	}
 	wb_put(w, buf, svg_format_pct(f->end - f->start, c->timemax, buf));
 	WB_LIT(w, "%");
-	if (c->diff) {
-		fk_count d = c->o->negate ? -f->delta : f->delta;
-
-		WB_LIT(w, "; ");
-		if (d > 0)
-			WB_LIT(w, "+");
-		n = svg_format_pct(d, c->timemax, buf);
-		wb_put(w, buf, n);
-		WB_LIT(w, "%");
-	}
+	if (c->diff)
+		write_change(c, f);
 	WB_LIT(w, ")");
 }
 

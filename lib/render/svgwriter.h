@@ -55,6 +55,7 @@ struct svg_opts {
 				   so the name must be of an ASCII superset */
 	double image_width, frameheight, fontsize, fontwidth, minwidth;
 	bool inverted, flamechart, negate;
+	bool mark_new;		/* differential: new frames in their own colour */
 	enum fg_palette palette;
 	enum fg_color_mode color_mode;
 	struct rand48 *rng;		/* COLOR_RANDOM */
