@@ -18,6 +18,8 @@ $(DEPS_MK): tools/deps
 	@tools/deps install
 	@{ echo "PKG_CFLAGS := $$(pkg-config --cflags $(PKGS))"; \
 	   echo "PKG_LIBS := $$(pkg-config --libs $(PKGS))"; \
+	   echo "CURL_CFLAGS := $$(pkg-config --cflags $(CURL_PKG))"; \
+	   echo "CURL_LIBS := $$(pkg-config --libs $(CURL_PKG))"; \
 	   echo "DEPS_PROFILE_PROTO := $$(dpkg -L golang-github-google-pprof-dev 2>/dev/null | grep '/proto/profile\.proto$$' | head -n 1)"; } > $@
 
 LIB_SRC     := $(sort $(wildcard lib/*/*.c))
@@ -70,14 +72,20 @@ $(BUILD)/bin/%: $(BUILD)/filters/%.o $(COMMON_OBJ) $(LIBA)
 	@mkdir -p $(@D)
 	$(Q_LD)$(CC) $(LDFLAGS) -o $@ $< $(COMMON_OBJ) $(LIBA) $(LIBS)
 
+# lib/store's users link libcurl (see config.mk)
+STORE_USERS := $(BUILD)/bin/fold-push $(BUILD)/bin/fold-query $(BUILD)/test/store
+$(STORE_USERS): LIBS += $(CURL_LIBS)
+
 $(BUILD)/test/%: test/unit/%.c $(wildcard test/unit/*.h) $(LIBA)
 	@mkdir -p $(@D)
 	$(Q_CC)$(CC) $(CPPFLAGS) -Itest/unit $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBA) $(LIBS)
 
-$(BUILD)/perf-plugin/foldkit.so: $(PLUGIN_SRC) $(wildcard perf-plugin/*.h lib/*/*.h) $(LIB_OBJ)
+# the plugin has no use for lib/store (and so none for libcurl)
+PLUGIN_LIB_OBJ := $(filter-out $(BUILD)/lib/store/%,$(LIB_OBJ))
+$(BUILD)/perf-plugin/foldkit.so: $(PLUGIN_SRC) $(wildcard perf-plugin/*.h lib/*/*.h) $(PLUGIN_LIB_OBJ)
 	@mkdir -p $(@D)
 	$(Q_LD)$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -fno-semantic-interposition -shared -Wl,-Bsymbolic \
-		$(LDFLAGS) -o $@ $(PLUGIN_SRC) $(LIB_OBJ) $(LIBS) $(PLUGIN_LIBS)
+		$(LDFLAGS) -o $@ $(PLUGIN_SRC) $(PLUGIN_LIB_OBJ) $(LIBS) $(PLUGIN_LIBS)
 
 # --- fold2svg: its interactive script, lib/render/fold2svg.js, embedded as a C
 # string.  The script goes into a CDATA section, so it must not hold "]]>".

@@ -10,6 +10,9 @@ CC := cc
 endif
 AR       ?= ar
 PKGS     := glib-2.0 libtraceevent libdw libprotobuf-c zlib
+# libcurl: only lib/store (fold-push, fold-query) links it, so the other
+# tools and the perf plugin do not load it and its dependencies
+CURL_PKG := libcurl
 
 # SANITIZE=address,undefined builds everything instrumented into its own tree.
 SANITIZE ?=
@@ -28,7 +31,7 @@ PROFILE_PROTO ?= $(DEPS_PROFILE_PROTO)
 PROTOC_C ?= protoc-c
 
 OPT      ?= -O2
-CPPFLAGS += -D_GNU_SOURCE -Ilib -Ifilters/common -Ibuild $(PKG_CFLAGS)
+CPPFLAGS += -D_GNU_SOURCE -Ilib -Ifilters/common -Ibuild $(PKG_CFLAGS) $(CURL_CFLAGS)
 CFLAGS   += -std=gnu11 $(OPT) -g -Wall -Wextra -Werror -Wno-unused-parameter -fno-strict-aliasing $(SANFLAGS)
 PIC      := -fPIC
 LDFLAGS  += $(SANFLAGS)

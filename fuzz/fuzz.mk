@@ -49,7 +49,7 @@ $(FUZZ_DIR)/obj/gen/%.o: build/gen/%.c build/gen/%.h
 $(FUZZ_DIR)/%: fuzz/%.c fuzz/fuzz.h $(FUZZ_LIB_OBJ) $(wildcard fuzz/*.mk perf-plugin/*.[ch])
 	@mkdir -p $(@D)
 	$(Q_LD)$(FUZZ_CC) $(CPPFLAGS) -Ifuzz $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< \
-		$(FUZZ_SRC_$*) $(FUZZ_LIB_OBJ) $(LIBS) $(FUZZ_LIBS_$*)
+		$(FUZZ_SRC_$*) $(FUZZ_LIB_OBJ) $(LIBS) $(CURL_LIBS) $(FUZZ_LIBS_$*)
 
 # libFuzzer's own summary (final cov/ft/exec/s) ends each log; the log
 # stays in build/fuzz/NAME.log.  A crash stops the loop with its status.

@@ -12,6 +12,7 @@
 # plus gen/ for collapse/ and export/: build/gen/profile.pb-c.h, the code
 # protoc-c generates from pprof's profile.proto at build time.
 #   report/     core/ transform/       (stacks -> findings)
+#   store/      core/                  (stacks to and from ClickHouse, Pyroscope)
 #
 # Every #include "STAGE/x.h" in lib/STAGE2/ is checked against that table,
 # and every module must sit in a stage folder.  Exit 0 pass, 1 fail.
@@ -26,6 +27,7 @@ declare -A allowed=(
 	[render]="core transform render"
 	[export]="core transform export gen"
 	[report]="core transform report"
+	[store]="core store"
 )
 fail=0
 for f in *; do
