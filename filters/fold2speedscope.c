@@ -17,7 +17,7 @@ static struct opts {
 
 static const GOptionEntry entries[] = {
 	{ "name", 0, 0, G_OPTION_ARG_STRING, &opts.name, "The profile's name (default: the first FILE's name)", "NAME" },
-	{ "unit", 0, 0, G_OPTION_ARG_STRING, &opts.unit, "The counts' unit: none (default), nanoseconds, microseconds, milliseconds, seconds, bytes", "UNIT" },
+	{ "unit", 0, 0, G_OPTION_ARG_STRING, &opts.unit, "The counts' unit: ns, us, ms, s, bytes, or samples, switches, events, none (counts; the default)", "UNIT" },
 	{ "split", 0, 0, G_OPTION_ARG_NONE, &opts.split, "One profile per root frame (process or thread), named after it", NULL },
 	{ "verbose", 'v', 0, G_OPTION_ARG_NONE, &opts.verbose, "List every skipped line with its line number", NULL },
 	{ NULL },
@@ -30,8 +30,8 @@ static const char description[] =
 	"by their counts, or with --split one profile per root frame.\n"
 	"\n"
 	"Examples:\n"
-	"  fp-collapse --tid perf.txt | fold2speedscope --unit nanoseconds > cpu.speedscope.json\n"
-	"  fold2speedscope --split --unit microseconds offcpu.folded > offcpu.speedscope.json\n"
+	"  fp-collapse --tid perf.txt | fold2speedscope --unit ns > cpu.speedscope.json\n"
+	"  fold2speedscope --split --unit us offcpu.folded > offcpu.speedscope.json\n"
 	"\n"
 	"Exit status: 0 success, 1 bad or unreadable input or a write error,\n"
 	"2 usage error.  See fold2speedscope(1).";
@@ -108,8 +108,8 @@ int main(int argc, char **argv)
 		   "Convert folded stacks to a speedscope profile (JSON).",
 		   description, entries);
 	if (opts.unit && !ss_unit_parse(opts.unit, &unit))
-		tool_usage_error("--unit '%s': not one of none, nanoseconds, microseconds, "
-				 "milliseconds, seconds, bytes", opts.unit);
+		tool_usage_error("--unit '%s': not a time (ns, us, ms, s, or nanoseconds ...), "
+				 "bytes, or a count (samples, switches, events, none)", opts.unit);
 
 	t = fold_table_new();
 	skips = skip_log_new();

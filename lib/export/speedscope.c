@@ -91,11 +91,34 @@ struct ss_doc {
 					 * its index in the file, or UINT32_MAX */
 };
 
+/*
+ * The words foldkit's other tools and files use for a count (fold-report
+ * --unit, fold2svg --countname, index.tsv's unit column): time units in
+ * speedscope's own words, counts of things (samples, context switches,
+ * events) as "none", which speedscope shows as plain numbers.
+ */
+static const struct { const char *word; enum ss_unit unit; } unit_words[] = {
+	{ "ns", SS_UNIT_NANOSECONDS }, { "nsec", SS_UNIT_NANOSECONDS },
+	{ "us", SS_UNIT_MICROSECONDS }, { "\u00b5s", SS_UNIT_MICROSECONDS },
+	{ "usec", SS_UNIT_MICROSECONDS },
+	{ "ms", SS_UNIT_MILLISECONDS }, { "msec", SS_UNIT_MILLISECONDS },
+	{ "s", SS_UNIT_SECONDS }, { "sec", SS_UNIT_SECONDS },
+	{ "B", SS_UNIT_BYTES }, { "byte", SS_UNIT_BYTES },
+	{ "samples", SS_UNIT_NONE }, { "switches", SS_UNIT_NONE },
+	{ "events", SS_UNIT_NONE }, { "count", SS_UNIT_NONE },
+	{ "counts", SS_UNIT_NONE },
+};
+
 bool ss_unit_parse(const char *s, enum ss_unit *unit)
 {
 	for (size_t i = 0; i < G_N_ELEMENTS(unit_names); i++)
 		if (strcmp(s, unit_names[i]) == 0) {
 			*unit = (enum ss_unit)i;
+			return true;
+		}
+	for (size_t i = 0; i < G_N_ELEMENTS(unit_words); i++)
+		if (strcmp(s, unit_words[i].word) == 0) {
+			*unit = unit_words[i].unit;
 			return true;
 		}
 	return false;

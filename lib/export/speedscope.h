@@ -52,7 +52,13 @@ enum ss_unit {
 	SS_UNIT_BYTES,
 };
 
-/* Parses a unit name ("nanoseconds", "none", ...); false if unknown. */
+/*
+ * Parses a unit: speedscope's own names ("nanoseconds", "none", ...) or the
+ * words foldkit's tools and index.tsv files use: "ns", "nsec", "us", "µs",
+ * "usec", "ms", "msec", "s", "sec", "B", "byte", and counts of things
+ * ("samples", "switches", "events", "count", "counts") as SS_UNIT_NONE.
+ * False if unknown.
+ */
 bool ss_unit_parse(const char *s, enum ss_unit *unit);
 
 /* The unit's name in the file format. */

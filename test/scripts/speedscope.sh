@@ -8,6 +8,8 @@
 #  - fold2speedscope, one profile and --split, on FlameGraph's collapsed
 #    test profiles (Java, Node, kernel, ~1 MB) and on names with quotes,
 #    controls, U+2028 and invalid UTF-8 (U+FFFD, one per bad byte);
+#    --unit in the words the other tools take (ns, us) read as speedscope's
+#    nanoseconds and microseconds;
 #    --split on no stacks (a document without profiles);
 #  - fold2pprof's profiles, through speedscope's pprof importer: the same
 #    stacks and totals.
@@ -99,8 +101,8 @@ same() { # WHAT EXPECTED ACTUAL
 # the files
 cat "$DATA"/perf-java-stacks-01-collapsed-tid.txt "$DATA"/perf-js-stacks-01-collapsed-tid.txt \
     "$DATA"/perf-vertx-stacks-01-collapsed-all.txt > "$T/real.folded"
-fold2speedscope --name real --unit nanoseconds "$T/real.folded" > "$T/real.json" || fail "fold2speedscope"
-fold2speedscope --split --unit microseconds "$T/real.folded" > "$T/split.json" || fail "fold2speedscope --split"
+fold2speedscope --name real --unit ns "$T/real.folded" > "$T/real.json" || fail "fold2speedscope"
+fold2speedscope --split --unit us "$T/real.folded" > "$T/split.json" || fail "fold2speedscope --split"
 for f in "$DATA"/*-collapsed-tid.txt; do
 	fold2speedscope "$f" > "$T/$(basename "$f").json" || fail "fold2speedscope $f"
 done

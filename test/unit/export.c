@@ -246,7 +246,15 @@ static void test_speedscope(void)
 	{
 		enum ss_unit u;
 		CHECK(ss_unit_parse("bytes", &u) && u == SS_UNIT_BYTES);
-		CHECK(!ss_unit_parse("ns", &u));
+		CHECK(ss_unit_parse("ns", &u) && u == SS_UNIT_NANOSECONDS);
+		CHECK(ss_unit_parse("\u00b5s", &u) && u == SS_UNIT_MICROSECONDS);
+		CHECK(ss_unit_parse("us", &u) && u == SS_UNIT_MICROSECONDS);
+		CHECK(ss_unit_parse("ms", &u) && u == SS_UNIT_MILLISECONDS);
+		CHECK(ss_unit_parse("s", &u) && u == SS_UNIT_SECONDS);
+		CHECK(ss_unit_parse("switches", &u) && u == SS_UNIT_NONE);
+		CHECK(ss_unit_parse("samples", &u) && u == SS_UNIT_NONE);
+		CHECK(!ss_unit_parse("NS", &u) && !ss_unit_parse("", &u) &&
+		      !ss_unit_parse("n", &u) && !ss_unit_parse("nanosecond", &u));
 		CHECK_STR(ss_unit_name(SS_UNIT_MILLISECONDS), "milliseconds");
 	}
 }
