@@ -102,6 +102,24 @@ $(BUILD)/filters/fold2svg.o: $(FOLD2SVG_JS_H)
 $(BUILD)/filters/fold2svg.o: CPPFLAGS += -I$(BUILD)/gen
 # --- end of the fold2svg block
 
+# --- fold2html: its page's script, lib/render/fold2html.js, embedded as a C
+# string.  The script lands in an HTML <script> element that is also a
+# commented CDATA section (the page is well-formed XML too), so it must not
+# hold "</script", "<script" or "<!--" (which end or confuse the element in
+# HTML) nor "]]>" (which ends the section in XML), in any case.
+FOLD2HTML_JS_H := $(BUILD)/gen/fold2html_js.h
+$(FOLD2HTML_JS_H): lib/render/fold2html.js
+	@mkdir -p $(@D)
+	@if grep -qiE '</script|<script|<!--|]]>' $<; then \
+		echo "$<: must not contain </script, <script, <!-- or ]]>" >&2; exit 1; fi
+	$(Q_GEN){ echo '/* generated from lib/render/fold2html.js by the Makefile */'; \
+	  echo 'static const char fold2html_js[] ='; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $<; \
+	  echo ';'; } > $@
+$(BUILD)/filters/fold2html.o: $(FOLD2HTML_JS_H)
+$(BUILD)/filters/fold2html.o: CPPFLAGS += -I$(BUILD)/gen
+# --- end of the fold2html block
+
 # fp-record looks for the plugin where `make install` puts it
 $(BUILD)/filters/fp-record.o: CPPFLAGS += -DFK_PLUGINDIR='"$(PLUGINDIR)"'
 

@@ -776,18 +776,27 @@ int fg_build(struct flamegraph *fg, GError **err)
 	for (uint32_t i = fg->open->len; i-- > 0;)
 		close_frame(fg, i, pos);
 
-	if (fg->nkept > 1)	/* every frame may be too narrow */
-		qsort(fg->kept, fg->nkept, sizeof(struct kept), by_seq);
+	/*
+	 * Frames close children first; the graph lists them in the order
+	 * they opened.  When every frame opened was kept (no minimum width,
+	 * as fold2html builds it), their sequence numbers are 0..nkept-1 and
+	 * each goes straight to its place; else they are sorted.
+	 */
 	fg->frames = g_array_sized_new(FALSE, FALSE, sizeof(struct fg_frame),
 				       (guint)fg->nkept);
+	g_array_set_size(fg->frames, (guint)fg->nkept);
+	if (fg->seq != fg->nkept && fg->nkept > 1)
+		qsort(fg->kept, fg->nkept, sizeof(struct kept), by_seq);
 	for (size_t i = 0; i < fg->nkept; i++) {
-		struct fg_frame f = fg->kept[i].f;
+		const struct kept *k = &fg->kept[i];
+		size_t at = fg->seq == fg->nkept ? (size_t)k->seq : i;
+		struct fg_frame *f = &g_array_index(fg->frames, struct fg_frame, at);
 
-		if (f.depth == 0)
-			f.end = fg->timemax;	/* the root spans --total too */
-		g_array_append_val(fg->frames, f);
+		*f = k->f;
+		if (f->depth == 0)
+			f->end = fg->timemax;	/* the root spans --total too */
 		if (fg->differential && fg->o.diff == FG_DIFF_TOTAL) {
-			fk_count d = fg_frame_total_change(fg, &f);
+			fk_count d = fg_frame_total_change(fg, f);
 			double ad = count_to_double(d < 0 ? -d : d);
 
 			if (ad > fg->maxtotal)
