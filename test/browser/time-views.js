@@ -26,8 +26,14 @@ async function tab(ctx) {
 	await page.setViewportSize({ width: 1280, height: 900 });
 	page.errors = [];
 	page.on("pageerror", (e) => page.errors.push(String(e).slice(0, 200)));
+	// a tab that dies (out of memory) ends the wait at once
+	page.crashed = new Promise((_, reject) => page.on("crash", () =>
+		reject(new Error("the tab crashed (out of memory?)"))));
+	page.crashed.catch(() => {});
 	return page;
 }
+
+const until = (page, p) => Promise.race([p, page.crashed]);
 
 // fold2html: to the first drawing, then a search typed in its field
 async function timeHtml(ctx) {
@@ -37,7 +43,7 @@ async function timeHtml(ctx) {
 		const page = await tab(ctx);
 		let t = Date.now();
 		await page.goto("file://" + path.resolve(html), { timeout: LIMIT });
-		await page.waitForSelector("html[data-ready]", { timeout: LIMIT });
+		await until(page, page.waitForSelector("html[data-ready]", { timeout: LIMIT }));
 		await frame(page);
 		open.push(Date.now() - t);
 		await page.fill("#term", regex);
@@ -100,8 +106,8 @@ async function timeSpeedscope(ctx, file) {
 		const t = Date.now();
 		await page.goto(ORIGIN + "/#profileURL=" + encodeURIComponent(ORIGIN + "/input/" + path.basename(file)),
 				{ timeout: LIMIT });
-		await page.waitForFunction(() => / - speedscope$/.test(document.title), null,
-					   { timeout: LIMIT, polling: 20 });
+		await until(page, page.waitForFunction(() => / - speedscope$/.test(document.title), null,
+							{ timeout: LIMIT, polling: 20 }));
 		await frame(page);
 		open.push(Date.now() - t);
 		if (page.errors.length)
@@ -117,8 +123,16 @@ async function main() {
 	try {
 		const h = await say("html", () => timeHtml(browser.ctx));
 		const s = await say("svg", () => timeSvg(browser.ctx));
-		const sf = await say("ss", () => timeSpeedscope(browser.ctx, folded));
-		const sj = await say("ssj", () => timeSpeedscope(browser.ctx, ssjson));
+		const alone = async (file) => {
+			const b = await launch();
+			try {
+				return await timeSpeedscope(b.ctx, file);
+			} finally {
+				await b.close().catch(() => {});
+			}
+		};
+		const sf = await say("ss", () => alone(folded));
+		const sj = await say("ssj", () => alone(ssjson));
 		const row = (label, r, extra) => console.log(r.error ? `${label.padEnd(34)} failed: ${r.error}` :
 			`${label.padEnd(34)} open ${String(r.open).padStart(6)} ms` +
 			(r.search !== undefined ? `   search ${String(r.search).padStart(5)} ms: ${r.answer}` : "") + (extra || ""));
