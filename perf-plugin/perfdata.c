@@ -42,10 +42,14 @@ enum {
 #define PROT_X 4
 
 /* perf_event_attr: sample_type (u64 at byte 24), the flags (u64 at 40) */
+#define ATTR_CONFIG 8
 #define ATTR_SAMPLE_TYPE 24
 #define ATTR_FLAGS 40
 #define ATTR_MIN 48
 #define SAMPLE_ID_ALL (1ull << 18)	/* the flags' bit */
+#define MAX_EVENTS 4096		/* attributes kept for perfdata_dump_twins() */
+#define S_CALLCHAIN (1ull << 5)
+#define S_STACK_USER (1ull << 13)
 enum {
 	S_IP = 1 << 0, S_TID = 1 << 1, S_TIME = 1 << 2, S_ID = 1 << 6, S_CPU = 1 << 7,
 	S_STREAM_ID = 1 << 9, S_IDENTIFIER = 1 << 16,
@@ -120,6 +124,17 @@ struct perfdata {
 	uint64_t switches;	/* SWITCH records read, in and out */
 	struct may_map *may_map;	/* perfdata_may_map()'s, once read */
 	struct file_index *files;	/* perfdata_file_at()'s */
+	/* the FORKs and mappings read, in the file's order: perf hands
+	 * records of one time over in that order (perf record's records of
+	 * the processes it found running all have time 0) */
+	uint64_t fork_map_seq;
+	GArray *events;		/* struct event: the attributes read */
+};
+
+/* What perfdata_dump_twins() asks of an event attribute. */
+struct event {
+	uint32_t type;
+	uint64_t config, sample_type;
 };
 
 /*
@@ -179,6 +194,7 @@ struct timed_range {
 struct file_map {
 	struct range r;		/* first: sorted by cmp_range() */
 	uint64_t time, pgoff;
+	uint64_t seq;		/* its place among the FORKs and mappings read */
 	uint32_t file;		/* its file's number + 1; 0: none (see file_key()) */
 	bool overlapped;
 };
@@ -196,6 +212,7 @@ struct file_maps {
 struct fork {
 	uint64_t time;		/* first: sorted by cmp_time() */
 	int ppid;
+	uint64_t seq;		/* as file_map's */
 };
 
 /*
@@ -462,6 +479,11 @@ static void on_attr(struct perfdata *pd, const uint8_t *a, size_t n)
 		pd->trailer_mixed = true;
 		return;
 	}
+	if (pd->events->len < MAX_EVENTS) {
+		struct event e = { u32(a), u64(a + ATTR_CONFIG), u64(a + ATTR_SAMPLE_TYPE) };
+
+		g_array_append_val(pd->events, e);
+	}
 	trailer = u64(a + ATTR_FLAGS) & SAMPLE_ID_ALL ? u64(a + ATTR_SAMPLE_TYPE) & S_TRAILER : 0;
 	if (pd->attrs && (u64(a + ATTR_SAMPLE_TYPE) & S_HEAD) != pd->head)
 		pd->head_mixed = true;
@@ -522,7 +544,7 @@ static void on_fork(struct perfdata *pd, const uint8_t *p, size_t n)
 		else
 			c->overflow = true;	/* too many to follow: no generations */
 		if (n >= 24) {
-			struct fork f = { u64(p + 16), ppid };
+			struct fork f = { u64(p + 16), ppid, pd->fork_map_seq++ };
 
 			note_change(pd, pid, f.time);
 			g_array_append_val(file_maps_of(pd, pid)->forks, f);
@@ -585,7 +607,8 @@ static void note_file_map(struct perfdata *pd, int pid, const uint8_t *p, size_t
 {
 	struct file_maps *fm = file_maps_of(pd, pid);
 	struct file_map m = {
-		{ u64(p + 8), u64(p + 8) + u64(p + 16) }, time, u64(p + 24), 0, false,
+		{ u64(p + 8), u64(p + 8) + u64(p + 16) }, time, u64(p + 24), pd->fork_map_seq++, 0,
+		false,
 	};
 
 	if (fm->off)
@@ -1607,6 +1630,7 @@ struct perfdata *perfdata_read(int fd, const char *name, GError **err)
 	pd->switch_ins = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
 					       (GDestroyNotify)g_array_unref);
 	pd->files = file_index_new();
+	pd->events = g_array_new(FALSE, FALSE, sizeof(struct event));
 	if (hsize == PIPE_HEADER) {
 		/* records up to the end; a cut shows as a last record cut short */
 		pd->pipe = true;
@@ -1648,6 +1672,7 @@ void perfdata_free(struct perfdata *pd)
 	g_hash_table_destroy(pd->renames);
 	g_hash_table_destroy(pd->late);
 	g_hash_table_destroy(pd->switch_ins);
+	g_array_free(pd->events, TRUE);
 	if (pd->may_map) {
 		g_hash_table_destroy(pd->may_map->pids);
 		g_free(pd->may_map->all.r);
@@ -1877,7 +1902,8 @@ static bool file_in(const struct perfdata *pd, const struct file_maps *fm, uint6
 	m = lo ? m + lo - 1 : NULL;
 	if (m && m->overlapped)
 		return false;
-	if (m && addr < m->r.end && (!made || m->time > made->time)) {
+	if (m && addr < m->r.end &&
+	    (!made || m->time > made->time || (m->time == made->time && m->seq > made->seq))) {
 		/* its own, since the FORK (a pid's earlier process's maps
 		 * perf dropped at it) */
 		if (!m->file || m->time >= time)
@@ -1935,4 +1961,35 @@ bool perfdata_file_at(const struct perfdata *pd, int pid, uint64_t addr, uint64_
 		hit->pid = pid;
 	}
 	return true;
+}
+
+char perfdata_file_identity(const struct perfdata *pd, uint32_t file, uint8_t id[24])
+{
+	struct fk_str key;
+
+	if (file >= fk_intern_size(pd->files->keys))
+		return 0;
+	key = fk_intern_str(pd->files->keys, file);
+	if (key.len < FILE_KEY_NAME || (key.s[0] != 'i' && key.s[0] != 'b'))
+		return 0;
+	memcpy(id, key.s + 1, 24);
+	return key.s[0];
+}
+
+bool perfdata_dump_twins(const struct perfdata *pd)
+{
+	for (guint i = 0; i < pd->events->len; i++) {
+		const struct event *d = &g_array_index(pd->events, struct event, i);
+
+		if (!(d->sample_type & S_STACK_USER))
+			continue;
+		for (guint j = 0; j < pd->events->len; j++) {
+			const struct event *e = &g_array_index(pd->events, struct event, j);
+
+			if (e->type == d->type && e->config == d->config &&
+			    !(e->sample_type & S_STACK_USER) && (e->sample_type & S_CALLCHAIN))
+				return true;
+		}
+	}
+	return false;
 }

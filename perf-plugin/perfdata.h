@@ -161,6 +161,24 @@ bool perfdata_file_at(const struct perfdata *pd, int pid, uint64_t addr, uint64_
 		      struct perfdata_file *f);
 
 /*
+ * What the recording says identifies file number file (perfdata_file_at()'s
+ * f->file): 'i' when its MMAP2 records give the device and inode (id: the
+ * major and minor numbers, u32 each, then the inode, u64, and its
+ * generation), 'b' a build id (id[0] its size, the bytes from id[4]), 0
+ * nothing (MMAP records).
+ */
+char perfdata_file_identity(const struct perfdata *pd, uint32_t file, uint8_t id[24]);
+
+/*
+ * Whether the recording has two kinds of samples of some event (the same
+ * type and config of their perf_event_attr, e.g. a tracepoint): some with a user
+ * stack dump (PERF_SAMPLE_STACK_USER: perf record's call-graph=dwarf) and
+ * some with a call chain and no dump (call-graph=fp): perf record -e EV
+ * -e 'EV/call-graph=dwarf/' records both at each event, the dump first.
+ */
+bool perfdata_dump_twins(const struct perfdata *pd);
+
+/*
  * When perf's view of a process's maps changes: perf changes it only at
  * the process's PERF_RECORD_MMAP and MMAP2 records (a new map replaces
  * the parts of older ones it overlaps; an exec's COMM drops nothing) and

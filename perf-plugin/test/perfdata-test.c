@@ -747,6 +747,25 @@ static void check_file_at(void)
 	perfdata_free(pd);
 	g_byte_array_unref(c);
 
+	/*
+	 * perf record's records of the processes it found running all have
+	 * time 0, each process's FORK before its maps: 80's are its own; 81's
+	 * mapping came before its FORK, so it was the pid's earlier process's
+	 */
+	c = pipe_file(true);
+	record(c, REC_FORK, 0, (uint32_t[]){ 80, 1, 80, 1, 0, 0 }, 24);
+	mmap2_file(c, 80, "/usr/bin/srv", 0, 0xb0000, 0x1000, 0, 18, 5);
+	mmap2_file(c, 81, "/usr/bin/gone", 0, 0xc0000, 0x1000, 0, 19, 5);
+	record(c, REC_FORK, 0, (uint32_t[]){ 81, 1, 81, 1, 0, 0 }, 24);
+	pd = read_bytes(c, &err);
+	CHECK(pd && !perfdata_damage(pd) && perfdata_has_map_times(pd));
+	if (pd) {
+		CHECK_STR(file_at(pd, 80, 0xb0010, 5), "/usr/bin/srv+0x10 #0");
+		CHECK_STR(file_at(pd, 81, 0xc0010, 5), "-");
+	}
+	perfdata_free(pd);
+	g_byte_array_unref(c);
+
 	/* without the records' times, nothing is known */
 	c = pipe_file(false);
 	mmap2_file(c, 60, "/usr/bin/cc", 10, 0x10000, 0x4000, 0x1000, 7, 5);
