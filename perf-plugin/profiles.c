@@ -15,7 +15,19 @@ struct profiles {
 	bool rounded;			/* zero counts may be left: skip them */
 	struct profile *all;		/* without per_process */
 	GHashTable *by_pid;		/* with it: pid -> struct profile */
+	/* more columns of index.tsv (profiles_set_index_columns()) */
+	const char *extra_head;
+	profiles_cells_fn *extra;
+	void *extra_data;
 };
+
+void profiles_set_index_columns(struct profiles *p, const char *head, profiles_cells_fn *fn,
+				void *data)
+{
+	p->extra_head = head;
+	p->extra = fn;
+	p->extra_data = data;
+}
 
 static struct profile *profile_new(const struct collapse_opts *co, int pid)
 {
@@ -293,12 +305,14 @@ static struct fk_outfile *open_in(const char *dir, const char *file, GError **er
 	return o;
 }
 
-static void write_index(FILE *f, GArray *rank, fk_count total, const char *unit)
+static void write_index(const struct profiles *p, FILE *f, GArray *rank, fk_count total,
+			const char *unit)
 {
-	GString *cell = g_string_new(NULL);
+	GString *cell = g_string_new(NULL), *more = g_string_new(NULL);
 	char buf[FK_COUNT_BUFSZ];
 
-	fputs("file\tcomm\tpid\tsamples\tshare\ttotal\tunit\n", f);
+	fprintf(f, "file\tcomm\tpid\tsamples\tshare\ttotal\tunit%s%s\n",
+		p->extra ? "\t" : "", p->extra ? p->extra_head : "");
 	for (guint i = 0; i < rank->len; i++) {
 		struct ranked *r = &g_array_index(rank, struct ranked, i);
 		const char *name = r->pr->name ? r->pr->name : UNKNOWN;
@@ -306,12 +320,16 @@ static void write_index(FILE *f, GArray *rank, fk_count total, const char *unit)
 		g_string_truncate(cell, 0);
 		fk_text_escape(cell, name, strlen(name), FK_ESC_BACKSLASH);
 		buf[fk_count_format(r->weight, buf)] = '\0';
-		fprintf(f, "%s\t%s\t%d\t%" G_GUINT64_FORMAT "\t%.4f\t%s\t%s\n", r->file,
+		g_string_truncate(more, 0);
+		if (p->extra)
+			p->extra(p->extra_data, r->pr->pid, more);
+		fprintf(f, "%s\t%s\t%d\t%" G_GUINT64_FORMAT "\t%.4f\t%s\t%s%s\n", r->file,
 			cell->str, r->pr->pid, r->pr->samples,
 			total ? fk_count_to_double(r->weight) / fk_count_to_double(total) : 0.0,
-			buf, unit);
+			buf, unit, more->str);
 	}
 	g_string_free(cell, TRUE);
+	g_string_free(more, TRUE);
 }
 
 int profiles_write_split(struct profiles *p, const char *dir, const char *unit,
@@ -353,7 +371,7 @@ int profiles_write_split(struct profiles *p, const char *dir, const char *unit,
 	}
 	g_array_sort(rank, by_weight);
 	if (rc == 0 && (index = open_in(dir, "index.tsv", err)))
-		write_index(fk_outfile_stream(index), rank, total, unit);
+		write_index(p, fk_outfile_stream(index), rank, total, unit);
 	else
 		rc = -1;
 	/* the profiles, then the index that lists them */

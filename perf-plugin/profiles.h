@@ -114,6 +114,15 @@ int profiles_write_split(struct profiles *p, const char *dir, const char *unit,
 			 size_t *nfiles, GError **err);
 
 /*
+ * More columns for DIR/index.tsv, after unit: head is their header cells
+ * ("a\tb"), and fn(data, pid, cells) appends each process's cells, each
+ * after a tab ("\t12\t-"), with no tab or newline inside them.
+ */
+typedef void profiles_cells_fn(void *data, int pid, GString *cells);
+void profiles_set_index_columns(struct profiles *p, const char *head, profiles_cells_fn *fn,
+				void *data);
+
+/*
  * The file name for a process: NAME-PID.folded, [A-Za-z0-9._-] kept and
  * other bytes '_', never starting with '.' or '-' (a '_' is put first);
  * "unknown-PID.folded" for a NULL name.  Free with g_free().
