@@ -17,6 +17,7 @@
 #include "perfdata.h"
 #include "profiles.h"
 #include "stacks.h"
+#include "userstack.h"
 
 #include <perf/perf_dlfilter.h>
 #include <errno.h>
@@ -54,6 +55,15 @@ struct state {
 	unsigned proc_next;
 	struct profiles *profiles;
 	struct offcpu *off;
+	/* stacks repaired from stack dumps (a recording with them), and
+	 * the dumps skipped (twins of the samples they repair) */
+	struct userstack *us;
+	uint64_t twins;
+	/* off-CPU with dumps: each pending wait's outcome (tid -> pid << 8 |
+	 * outcome, + 1), and the time counted by outcome */
+	GHashTable *wait_outcome;
+	uint64_t outcome_ns[USERSTACK_OUTCOMES];
+	GHashTable *proc_outcome;	/* pid -> uint64_t[USERSTACK_OUTCOMES] */
 	struct inline_resolver *inliner;
 	struct exports *ex;	/* speedscope=, pprof= (or NULL) */
 	GString *key;
@@ -167,6 +177,11 @@ static void free_state(struct state *st)
 	stacks_free(st->sk);
 	inline_resolver_free(st->inliner);
 	offcpu_free(st->off);
+	userstack_free(st->us);
+	if (st->wait_outcome)
+		g_hash_table_destroy(st->wait_outcome);
+	if (st->proc_outcome)
+		g_hash_table_destroy(st->proc_outcome);
 	perfdata_free(st->pd);
 	plugin_opts_clear(&st->o);
 	g_string_free(st->key, TRUE);
@@ -222,6 +237,9 @@ static bool recorded_may_map(void *data, int pid, uint64_t addr);
 static uint32_t recorded_map_gen(void *data, int pid, uint64_t time, uint64_t *until);
 static bool recorded_switch_in(void *data, int tid, uint64_t from, uint64_t to, uint64_t *time);
 static uint32_t recorded_name_gen(void *data, int tid, uint64_t time, uint64_t *until);
+static bool recorded_locate(void *data, int pid, uint64_t addr, uint64_t time,
+			    struct unwind_where *w);
+static void repair_begin(struct state *st, bool twins);
 static bool recorded_file_at(void *data, int pid, uint64_t addr, uint64_t time, uint32_t *file,
 			     const char **name, uint64_t *offset);
 
@@ -333,6 +351,9 @@ static bool use_recording(struct state *st)
 		warn("%" G_GUINT64_FORMAT " process record%s may reach perf after later samples (out of "
 		     "order): %u process%s resolved through perf at every sample, without "
 		     "caching", late, late == 1 ? "" : "s", procs, procs == 1 ? "" : "es");
+	/* perf record -e EV -e 'EV/call-graph=dwarf/': stacks repaired */
+	if (perfdata_dump_twins(st->pd))
+		repair_begin(st, true);
 	/* perf record --switch-events: the switch-ins the tracepoint lacks */
 	if (st->off && perfdata_switches(st->pd))
 		offcpu_on_unseen(st->off, recorded_switch_in, st->pd);
@@ -366,6 +387,83 @@ static void credit_export(void *data, int tid, uint64_t since, uint64_t ns)
 
 	if (g_hash_table_lookup_extended(st->sample_tid, GINT_TO_POINTER(tid), NULL, &t))
 		exports_credit(st->ex, GPOINTER_TO_INT(t), since, ns);
+}
+
+/* A counted wait: to the exports, and to its stack's repair's outcome. */
+static void credit_wait(void *data, int tid, uint64_t since, uint64_t ns)
+{
+	struct state *st = data;
+	gpointer o;
+	gsize v;
+	int pid;
+	uint64_t *by;
+
+	if (st->ex)
+		credit_export(data, tid, since, ns);
+	if (!st->wait_outcome ||
+	    !(o = g_hash_table_lookup(st->wait_outcome, GINT_TO_POINTER(tid))))
+		return;
+	v = GPOINTER_TO_SIZE(o) - 1;
+	pid = (int)(v >> 8);
+	st->outcome_ns[v & 0xff] += ns;
+	if (!(by = g_hash_table_lookup(st->proc_outcome, GINT_TO_POINTER(pid)))) {
+		by = g_new0(uint64_t, USERSTACK_OUTCOMES);
+		g_hash_table_insert(st->proc_outcome, GINT_TO_POINTER(pid), by);
+	}
+	by[v & 0xff] += ns;
+}
+
+/*
+ * index.tsv's columns with stack dumps: a process's off-CPU time in
+ * stacks repaired through code without frame pointers, and in those its
+ * dumps could not repair, with the reason of most of it (microseconds;
+ * "-" for a process none of whose threads was dumped).
+ */
+#define REPAIR_COLUMNS "repaired_us\tunrepaired_us\tunrepaired_why"
+
+static void repair_cells(void *data, int pid, GString *cells)
+{
+	struct state *st = data;
+	const uint64_t *by = g_hash_table_lookup(st->proc_outcome, GINT_TO_POINTER(pid));
+	uint64_t fixed = 0, not = 0, most = 0;
+	int why = -1;
+
+	for (int o = 0; by && o < USERSTACK_OUTCOMES; o++) {
+		if (o == USERSTACK_NO_USER || o == USERSTACK_NOT_DUMPED)
+			continue;
+		if (userstack_repaired(o)) {
+			fixed += by[o];
+		} else {
+			not += by[o];
+			if (by[o] > most) {
+				most = by[o];
+				why = o;
+			}
+		}
+	}
+	if (!fixed && !not) {
+		g_string_append(cells, "\t-\t-\t-");
+		return;
+	}
+	g_string_append_printf(cells, "\t%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT "\t%s",
+			       (fixed + 500) / 1000, (not + 500) / 1000,
+			       why >= 0 ? userstack_outcome_name(why) : "-");
+}
+
+/* Stack dumps in the recording: twins of the counted samples, or not. */
+static void repair_begin(struct state *st, bool twins)
+{
+	if (!st->us) {
+		st->us = userstack_new(recorded_locate, st->pd);
+		if (st->off) {
+			st->wait_outcome = g_hash_table_new(g_direct_hash, g_direct_equal);
+			st->proc_outcome = g_hash_table_new_full(g_direct_hash, g_direct_equal,
+								 NULL, g_free);
+			offcpu_on_credit(st->off, credit_wait, st);
+			profiles_set_index_columns(st->profiles, REPAIR_COLUMNS, repair_cells, st);
+		}
+	}
+	userstack_set_twins(st->us, twins);
 }
 
 /*
@@ -492,7 +590,7 @@ int start(void **data, void *ctx)
 	}
 	if (st->ex && st->off) {
 		st->sample_tid = g_hash_table_new(g_direct_hash, g_direct_equal);
-		offcpu_on_credit(st->off, credit_export, st);
+		offcpu_on_credit(st->off, credit_wait, st);
 	}
 	st->early = perf_selects_nothing();
 	return 0;
@@ -512,9 +610,14 @@ static bool check_attr(struct state *st, const struct perf_event_attr *attr,
 		st->attr_ok = attr;
 		return true;
 	}
-	if (attr->sample_type & (PERF_SAMPLE_STACK_USER | PERF_SAMPLE_REGS_USER)) {
+	if ((attr->sample_type & PERF_SAMPLE_STACK_USER) && st->o.offcpu && st->pd) {
+		/* a recording of dumps alone: each repairs its own chain */
+		repair_begin(st, false);
+	} else if (attr->sample_type & PERF_SAMPLE_STACK_USER) {
 		warn("'%s' was recorded with --call-graph dwarf: perf gives a dlfilter "
-		     "only the kernel part of such stacks, so they cannot be folded here; "
+		     "only the kernel part of such stacks, and the plugin unwinds the "
+		     "rest only off-CPU (--dlarg offcpu) or beside a frame-pointer twin "
+		     "(perf record -e EV -e 'EV/call-graph=dwarf/'); "
 		     "use: perf script | fp-collapse", event);
 		return false;
 	}
@@ -667,9 +770,13 @@ int filter_event_early(void *data, const struct perf_dlfilter_sample *ds, void *
 			return -1;
 		}
 	}
-	st->read++;
 	if (ds->time > st->last_time)
 		st->last_time = ds->time;
+	if (st->us && userstack_note(st->us, ds, perf_dlfilter_fns.attr(ctx))) {
+		st->twins++;
+		return 1;	/* a dump for its twin, the CPU's next sample */
+	}
+	st->read++;
 	if (!st->off)
 		goto done;
 	if (ds->event != st->last_event) {
@@ -759,7 +866,15 @@ static void on_switch(struct state *st, const struct perf_dlfilter_sample *ds,
 {
 	struct perf_sample s;
 	const uint32_t *ids;
+	struct perf_dlfilter_sample repaired;
 
+	if (st->us) {
+		enum userstack_outcome why;
+
+		ds = userstack_repair(st->us, ds, attr, &repaired, &why);
+		g_hash_table_insert(st->wait_outcome, GINT_TO_POINTER(sw->prev_pid),
+				    GSIZE_TO_POINTER(((gsize)(unsigned)ds->pid << 8 | why) + 1));
+	}
 	if (st->sk && (!attr || (attr->sample_type & PERF_SAMPLE_CALLCHAIN))) {
 		uint32_t proc = proc_of(st, pr, ds, comm);
 
@@ -802,6 +917,7 @@ static int fold(struct state *st, const struct perf_dlfilter_sample *ds, void *c
 	struct fold_entry *e;
 	struct sched_switch sw;
 	bool wanted = false;	/* off-CPU: a switch counted (state=) */
+	struct perf_dlfilter_sample repaired;
 
 	if (st->failed)
 		return -1;
@@ -852,6 +968,11 @@ static int fold(struct state *st, const struct perf_dlfilter_sample *ds, void *c
 		if (wanted)
 			on_switch(st, ds, ctx, attr, comm, pr, &sw);
 		return 1;
+	}
+	if (st->us) {	/* each sample counted, with its stack repaired */
+		enum userstack_outcome why;
+
+		ds = userstack_repair(st->us, ds, attr, &repaired, &why);
 	}
 	if (st->sk && (!attr || (attr->sample_type & PERF_SAMPLE_CALLCHAIN))) {
 		/* perf script prints the period of every kind of event but
@@ -984,6 +1105,21 @@ static bool recorded_file_at(void *data, int pid, uint64_t addr, uint64_t time, 
 	*file = f.file;
 	*name = f.name;
 	*offset = f.offset;
+	return true;
+}
+
+/* Where an address of a dump's stack is, for the unwinder: the recording's maps. */
+static bool recorded_locate(void *data, int pid, uint64_t addr, uint64_t time,
+			    struct unwind_where *w)
+{
+	struct perfdata_file f;
+
+	if (!perfdata_file_at(data, pid, addr, time, &f))
+		return false;
+	w->file = f.file;
+	w->path = f.name;
+	w->offset = f.offset;
+	w->id_kind = perfdata_file_identity(data, f.file, w->id);
 	return true;
 }
 
@@ -1197,6 +1333,48 @@ static bool offcpu_within_recording(struct state *st)
 	return false;
 }
 
+/*
+ * Off-CPU with stack dumps: how much of the time is in stacks repaired
+ * through code without frame pointers, and why the rest is not.
+ */
+static void unwind_notes(struct state *st)
+{
+	uint64_t total = 0, fixed = 0;
+	GString *why = g_string_new(NULL);
+	const char *file = userstack_last_file(st->us);
+
+	/* the threads the dumps were for, less those without a user stack */
+	for (int o = 0; o < USERSTACK_OUTCOMES; o++) {
+		if (o == USERSTACK_NO_USER || o == USERSTACK_NOT_DUMPED)
+			continue;
+		total += st->outcome_ns[o];
+		if (userstack_repaired(o))
+			fixed += st->outcome_ns[o];
+	}
+	if (userstack_late(st->us))
+		warn("%" G_GUINT64_FORMAT " stack dumps came after the switches they were for "
+		     "(perf record's dump event listed first): those stacks not repaired; "
+		     "list the event with call-graph=dwarf second", userstack_late(st->us));
+	if (!total) {
+		g_string_free(why, TRUE);
+		return;
+	}
+	for (int o = 0; o < USERSTACK_OUTCOMES; o++) {
+		if (userstack_repaired(o) || o == USERSTACK_NO_USER || o == USERSTACK_NOT_DUMPED ||
+		    !st->outcome_ns[o])
+			continue;
+		g_string_append_printf(why, "%s%.1f%% %s", why->len ? ", " : "",
+				       100.0 * (double)st->outcome_ns[o] / (double)total,
+				       userstack_outcome_name(o));
+		if ((o == USERSTACK_STOP_NO_FILE || o == USERSTACK_STOP_NO_CFI) && file)
+			g_string_append_printf(why, " (%s)", file);
+	}
+	warn("off-CPU stacks repaired from stack dumps: %.1f%% of the time "
+	     "(%.3f s of %.3f s)%s%s", 100.0 * (double)fixed / (double)total,
+	     (double)fixed / 1e9, (double)total / 1e9, why->len ? "; not: " : "", why->str);
+	g_string_free(why, TRUE);
+}
+
 /* Off-CPU: what the accounting had to assume. */
 static void offcpu_notes(struct state *st, uint64_t dropped)
 {
@@ -1284,6 +1462,8 @@ int stop(void *data, void *ctx)
 	report_dropped(st);
 	if (st->off)
 		offcpu_notes(st, dropped);
+	if (st->off && st->us)
+		unwind_notes(st);
 	if (st->bad_switch)
 		warn("%" G_GUINT64_FORMAT " " SCHED_SWITCH " samples too short to decode: "
 		     "skipped", st->bad_switch);
