@@ -22,9 +22,9 @@
 static struct opts {
 	char *exe, *name, *pids, *dir, *cg, *load, *title, *plugin;
 	double seconds, warmup;
-	int freq;
+	int freq, stack_dump;
 	gboolean on, off, keep_data;
-} opts = { .seconds = 30, .warmup = -1, .freq = 99 };
+} opts = { .seconds = 30, .warmup = -1, .freq = 99, .stack_dump = -1 };
 
 static const GOptionEntry entries[] = {
 	{ "exe", 0, 0, G_OPTION_ARG_FILENAME, &opts.exe, "Every process whose /proc/PID/exe is FILE", "FILE" },
@@ -36,6 +36,7 @@ static const GOptionEntry entries[] = {
 	{ "on", 0, 0, G_OPTION_ARG_NONE, &opts.on, "Record on-CPU only", NULL },
 	{ "off", 0, 0, G_OPTION_ARG_NONE, &opts.off, "Record off-CPU only", NULL },
 	{ "call-graph", 0, 0, G_OPTION_ARG_STRING, &opts.cg, "On-CPU stacks: fp (default) or dwarf", "fp|dwarf" },
+	{ "stack-dump", 0, 0, G_OPTION_ARG_INT, &opts.stack_dump, "Off-CPU: bytes of user stack per switch, to unwind through libc (default 1024, 0: none)", "BYTES" },
 	{ "load", 0, 0, G_OPTION_ARG_STRING, &opts.load, "Run the shell command CMD as load for the window", "CMD" },
 	{ "warmup", 0, 0, G_OPTION_ARG_DOUBLE, &opts.warmup, "Start the load SECONDS before the window (default 3)", "SECONDS" },
 	{ "title", 0, 0, G_OPTION_ARG_STRING, &opts.title, "Put TEXT before each graph's title and the report's", "TEXT" },
@@ -95,6 +96,9 @@ int main(int argc, char **argv)
 				 "start the load from COMMAND instead");
 	if (opts.cg && strcmp(opts.cg, "fp") != 0 && strcmp(opts.cg, "dwarf") != 0)
 		tool_usage_error("--call-graph '%s': fp or dwarf", opts.cg);
+	if (opts.stack_dump != -1 && (opts.stack_dump < 0 || opts.stack_dump > FK_STACK_DUMP_MAX))
+		tool_usage_error("--stack-dump %d: bytes, 0 to %d", opts.stack_dump,
+				 FK_STACK_DUMP_MAX);
 	if (opts.exe && !(real = realpath(opts.exe, NULL)))
 		tool_usage_error("--exe '%s': %s", opts.exe, g_strerror(errno));
 	if (opts.pids && !fk_proc_parse_pids(opts.pids, pids))
@@ -120,6 +124,9 @@ int main(int argc, char **argv)
 	cfg.on = opts.on || !opts.off;
 	cfg.off = opts.off || !opts.on;
 	cfg.cg = opts.cg && strcmp(opts.cg, "dwarf") == 0 ? FK_CG_DWARF : FK_CG_FP;
+	/* perf rounds a dump up to whole 8-byte words */
+	if (opts.stack_dump >= 0)
+		cfg.stack_dump = ((unsigned)opts.stack_dump + 7) / 8 * 8;
 	cfg.load = opts.load;
 	cfg.warmup = opts.warmup >= 0 ? opts.warmup : 3;
 	cfg.title = opts.title;

@@ -2,6 +2,7 @@
 
 #include <limits.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 const char fk_perf_install_hint[] =
@@ -62,11 +63,39 @@ char **fk_perf_record_off(const struct fk_record_cmd *c, const char *filter)
 	add(v, "record");
 	add(v, "-e");
 	add(v, "sched:sched_switch");
+	if (filter) {
+		add(v, "--filter");
+		add(v, filter);
+	}
+	if (c->stack_dump) {
+		/*
+		 * The same tracepoint again, with the first stack_dump bytes
+		 * of the user stack and the registers (rbp with --user-regs;
+		 * perf adds rip and rsp): the plugin unwinds them through the
+		 * code without frame pointers (libc) and splices the
+		 * frame-pointer chain of the switch's other sample, whose
+		 * kernel frames it has (so this one keeps one).  Listed
+		 * second, the kernel emits it first; only the threads' own
+		 * switches out have a stack of theirs to dump.
+		 */
+		add(v, "-e");
+		g_ptr_array_add(v, g_strdup_printf("sched:sched_switch/call-graph=dwarf,"
+						   "stack-size=%u,max-stack=1/", c->stack_dump));
+		if (c->dump_filter) {
+			add(v, "--filter");
+			add(v, c->dump_filter);
+		}
+		add(v, "--user-regs=bp");
+	}
+	if (c->mmap_kb) {
+		add(v, "-m");
+		g_ptr_array_add(v, g_strdup_printf("%uK", c->mmap_kb));
+	}
 	/* every switch: a sampled one would leave waits without an end */
 	add(v, "-c");
 	add(v, "1");
-	/* the plugin weighs frame-pointer stacks only: perf gives a dlfilter
-	 * only the kernel part of a DWARF one */
+	/* the plugin weighs the frame-pointer chains (the dumps repair them):
+	 * perf gives a dlfilter only the kernel part of a DWARF one */
 	add(v, "--call-graph");
 	add(v, "fp");
 	add(v, "-a");
@@ -77,12 +106,18 @@ char **fk_perf_record_off(const struct fk_record_cmd *c, const char *filter)
 	 * later: older than the --control fp-record needs)
 	 */
 	add(v, "--switch-events");
-	if (filter) {
-		add(v, "--filter");
-		add(v, filter);
-	}
 	add_control(v, c);
 	return finish(v);
+}
+
+unsigned fk_offcpu_buffer_kb(long cpus)
+{
+	unsigned kb = 8192;
+
+	/* 64 MiB in all, 512 KiB to 8 MiB a CPU, a power of two (perf's) */
+	while (kb > 512 && cpus > 0 && (uint64_t)kb * (uint64_t)cpus > 65536)
+		kb /= 2;
+	return kb;
 }
 
 static int int_cmp(const void *a, const void *b)
@@ -92,7 +127,8 @@ static int int_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-char *fk_switch_filter(const int *tids, size_t n, int newer_than, size_t max)
+/* fk_switch_filter(), or with out alone only the switches out (prev_pid) */
+static char *switch_filter(const int *tids, size_t n, int newer_than, size_t max, bool out)
 {
 	int *v = g_memdup2(tids, n * sizeof(int));
 	GString *f = g_string_new(NULL);
@@ -108,15 +144,21 @@ char *fk_switch_filter(const int *tids, size_t n, int newer_than, size_t max)
 			break;	/* the last term covers them */
 		if (f->len)
 			g_string_append(f, "||");
-		if (v[i] == v[j])
+		if (v[i] == v[j] && out)
+			g_string_append_printf(f, "prev_pid==%d", v[i]);
+		else if (v[i] == v[j])
 			g_string_append_printf(f, "prev_pid==%d||next_pid==%d", v[i], v[i]);
+		else if (out)
+			g_string_append_printf(f, "(prev_pid>=%d&&prev_pid<=%d)", v[i], v[j]);
 		else
 			g_string_append_printf(f, "(prev_pid>=%d&&prev_pid<=%d)||"
 					       "(next_pid>=%d&&next_pid<=%d)",
 					       v[i], v[j], v[i], v[j]);
 		i = j + 1;
 	}
-	if (newer_than >= 0)
+	if (newer_than >= 0 && out)
+		g_string_append_printf(f, "%sprev_pid>%d", f->len ? "||" : "", newer_than);
+	else if (newer_than >= 0)
 		g_string_append_printf(f, "%sprev_pid>%d||next_pid>%d",
 				       f->len ? "||" : "", newer_than, newer_than);
 	g_free(v);
@@ -125,6 +167,16 @@ char *fk_switch_filter(const int *tids, size_t n, int newer_than, size_t max)
 		return NULL;
 	}
 	return g_string_free(f, FALSE);
+}
+
+char *fk_switch_filter(const int *tids, size_t n, int newer_than, size_t max)
+{
+	return switch_filter(tids, n, newer_than, max, false);
+}
+
+char *fk_switch_out_filter(const int *tids, size_t n, int newer_than, size_t max)
+{
+	return switch_filter(tids, n, newer_than, max, true);
 }
 
 char **fk_perf_fold(const char *perf, const char *data, const char *plugin,

@@ -26,7 +26,15 @@
  * With --switch-events, perf also writes a small record of every switch
  * on the machine (no filter applies to them): the tracepoint misses many
  * switches from the idle task, and the plugin ends a wait at the
- * switch-in only these records then give.
+ * switch-in only these records then give.  With stack_dump, a second
+ * sched:sched_switch event records the first stack_dump bytes of the user
+ * stack and rip, rsp and rbp at each switch out of the threads
+ * (fk_switch_out_filter()): the plugin repairs each switch's frame-pointer
+ * chain with it where it passes through code without frame pointers
+ * (perf-plugin/userstack.h):
+ *	perf record -e sched:sched_switch --filter F
+ *	  -e sched:sched_switch/call-graph=dwarf,stack-size=1024,max-stack=1/ --filter G
+ *	  --user-regs=bp -m 8192K -c 1 --call-graph fp -a --switch-events ...
  */
 #ifndef FOLDKIT_CAPTURE_PERFCMD_H
 #define FOLDKIT_CAPTURE_PERFCMD_H
@@ -46,7 +54,34 @@ struct fk_record_cmd {
 	int ctl_fd, ack_fd;	/* perf's control descriptors, in the child */
 	unsigned freq;		/* on-CPU samples per second */
 	enum fk_call_graph cg;	/* on-CPU stacks */
+	/* off-CPU: bytes of each thread's user stack dumped at its switches
+	 * out (0: frame-pointer chains alone), with the tracepoint filter of
+	 * those switches (fk_switch_out_filter(), or NULL: every one) */
+	unsigned stack_dump;
+	const char *dump_filter;
+	/* off-CPU: perf record -m, KiB per CPU (0: perf's default) */
+	unsigned mmap_kb;
 };
+
+/*
+ * The default stack_dump: enough for the frames of libc and libstdc++
+ * between a blocked thread and the program's code, and, where they do
+ * not keep the program's frame pointer (condition waits, sockets), for
+ * the rest of a thread's stack as deep as most are (docs/fp-record.1).
+ */
+#define FK_STACK_DUMP_DEFAULT 1024
+/* perf's limit (a sample is at most 64 KiB), rounded down to 8 bytes */
+#define FK_STACK_DUMP_MAX 65528
+
+/*
+ * perf record -m for the off-CPU recording run as root, in KiB per CPU:
+ * room for a busy CPU's switches while perf is late to copy them (a lost
+ * one leaves a wait without an end; perf's default of 512 KiB lost some at
+ * 50,000 switches a second on a loaded machine): 8 MiB (some 5,000
+ * switches with their 1 KiB dumps), less on machines of more than 8 CPUs,
+ * 64 MiB in all, at least 512 KiB.  (Others' locked memory is limited.)
+ */
+unsigned fk_offcpu_buffer_kb(long cpus);
 
 /* Argument vectors: free with g_strfreev(). */
 char **fk_perf_record_on(const struct fk_record_cmd *c, const int *pids, size_t n);
@@ -61,6 +96,12 @@ char **fk_perf_record_off(const struct fk_record_cmd *c, const char *filter);
  * Free with g_free().
  */
 char *fk_switch_filter(const int *tids, size_t n, int newer_than, size_t max);
+
+/*
+ * The same for the switches out of those threads alone (prev_pid):
+ *	"prev_pid==7||(prev_pid>=9&&prev_pid<=12)||...||prev_pid>40"
+ */
+char *fk_switch_out_filter(const int *tids, size_t n, int newer_than, size_t max);
 
 /*
  * perf script -i DATA --dlfilter PLUGIN [--dlarg offcpu] --dlarg split=DIR:

@@ -35,7 +35,8 @@ static bool in_init_pid_ns(const char *root)
 	return init;
 }
 
-static char *switch_filter(struct session *s)
+/* The off-CPU recording's filter, and in *out that of the switches out alone */
+static char *switch_filter(struct session *s, char **out)
 {
 	GArray *pids = cap_tracked_pids(s, false, true), *tids = g_array_new(FALSE, FALSE, sizeof(int));
 	char *filter;
@@ -55,7 +56,11 @@ static char *switch_filter(struct session *s)
 		     "on the machine");
 		filter = NULL;
 	} else if (!(filter = fk_switch_filter((int *)(void *)tids->data, tids->len,
-					       s->last_pid, FK_FILTER_MAX))) {
+					       s->last_pid, FK_FILTER_MAX)) ||
+		   !(*out = fk_switch_out_filter((int *)(void *)tids->data, tids->len,
+						 s->last_pid, FK_FILTER_MAX))) {
+		g_free(filter);
+		filter = NULL;
 		cap_warn(s, "%u threads are too many for a tracepoint filter: the off-CPU "
 		     "recording takes every switch on the machine", tids->len);
 	} else {
@@ -227,7 +232,11 @@ int cap_start_recording(struct session *s, GError **err)
 
 	for (int attempt = 0;; attempt++) {
 		struct fk_record_cmd rc = { .perf = c->perf, .ctl_fd = 3, .ack_fd = 4,
-					    .freq = c->freq, .cg = c->cg };
+					    .freq = c->freq, .cg = c->cg,
+					    .stack_dump = c->stack_dump,
+					    .mmap_kb = geteuid() == 0
+						       ? fk_offcpu_buffer_kb(sysconf(_SC_NPROCESSORS_CONF))
+						       : 0 };
 		GArray *pids = cap_tracked_pids(s, false, false);
 		struct rec *failed = NULL;
 		char **argv, *msg;
@@ -249,13 +258,15 @@ int cap_start_recording(struct session *s, GError **err)
 		}
 		g_array_unref(pids);
 		if (rc_on == 0 && c->off) {
-			char *filter = switch_filter(s);
+			char *out = NULL, *filter = switch_filter(s, &out);
 
 			rc.data = s->off.data;
+			rc.dump_filter = out;
 			argv = fk_perf_record_off(&rc, filter);
 			rc_off = rec_start(s, &s->off, argv, err);
 			g_strfreev(argv);
 			g_free(filter);
+			g_free(out);
 		}
 		if (rc_on < 0 || rc_off < 0)
 			return -1;

@@ -65,6 +65,7 @@ struct fk_capture_cfg {
 	unsigned freq;			/* on-CPU samples per second */
 	bool on, off;			/* what to record */
 	enum fk_call_graph cg;		/* on-CPU stacks */
+	unsigned stack_dump;		/* off-CPU: user stack bytes per switch out */
 	const char *load;		/* a shell command, or NULL */
 	double warmup;			/* seconds between load and window */
 	const char *title;		/* a prefix for the graphs' titles, or NULL */
@@ -82,6 +83,7 @@ struct fk_capture_cfg {
 };
 
 #define FK_CAPTURE_CFG_INIT { .seconds = 30, .freq = 99, .on = true, .off = true, \
+			      .stack_dump = FK_STACK_DUMP_DEFAULT, \
 			      .warmup = 3, .perf = "perf", .proc_root = "/proc" }
 
 struct fk_capture_result {

@@ -232,6 +232,14 @@ static void test_filter(void)
 	CHECK_STR(f, "prev_pid>5||next_pid>5");
 	g_free(f);
 	CHECK(fk_switch_filter(NULL, 0, -1, FK_FILTER_MAX) == NULL);
+	/* the switches out alone: the stack dumps' */
+	f = fk_switch_out_filter(tids, G_N_ELEMENTS(tids), 40, FK_FILTER_MAX);
+	CHECK_STR(f, "prev_pid==3||prev_pid==7||(prev_pid>=9&&prev_pid<=12)||prev_pid>40");
+	g_free(f);
+	f = fk_switch_out_filter(NULL, 0, 5, FK_FILTER_MAX);
+	CHECK_STR(f, "prev_pid>5");
+	g_free(f);
+	CHECK(fk_switch_out_filter(NULL, 0, -1, FK_FILTER_MAX) == NULL);
 	/* too long for the kernel: none, and perf records every switch */
 	CHECK(fk_switch_filter(tids, G_N_ELEMENTS(tids), 40, 60) == NULL);
 	{
@@ -254,7 +262,8 @@ static void test_commands(void)
 	struct fk_record_cmd c = { .perf = "perf", .data = "d/on.data", .ctl_fd = 3,
 				   .ack_fd = 4, .freq = 99 };
 	int pids[] = { 12, 15 };
-	char **v, *s;
+	char **v, *s, *want;
+	unsigned mkb = 8192;
 
 	v = fk_perf_record_on(&c, pids, 2);
 	CHECK_STR((s = join(v)), "perf record -e cpu-clock -F 99 --call-graph fp -p 12,15 "
@@ -270,15 +279,41 @@ static void test_commands(void)
 	g_strfreev(v);
 	/* off-CPU stacks are frame-pointer ones whatever on-CPU uses */
 	c.data = "d/off.data";
+	c.mmap_kb = mkb;
 	v = fk_perf_record_off(&c, "prev_pid>5||next_pid>5");
-	CHECK_STR((s = join(v)), "perf record -e sched:sched_switch -c 1 --call-graph fp -a "
-		  "--switch-events --filter prev_pid>5||next_pid>5 -o d/off.data --delay=-1 --control fd:3,4 "
-		  "--no-buildid --no-buildid-cache");
+	s = join(v);
+	want = g_strdup_printf("perf record -e sched:sched_switch --filter prev_pid>5||next_pid>5 "
+			       "-m %uK -c 1 --call-graph fp -a --switch-events -o d/off.data --delay=-1 "
+			       "--control fd:3,4 --no-buildid --no-buildid-cache", mkb);
+	CHECK_STR(s, want);
+	g_free(want);
 	g_free(s);
 	g_strfreev(v);
+	/* with the stack dumps: a second event, each with its filter */
+	c.stack_dump = 1024;
+	c.dump_filter = "prev_pid>5";
+	v = fk_perf_record_off(&c, "prev_pid>5||next_pid>5");
+	s = join(v);
+	want = g_strdup_printf("perf record -e sched:sched_switch --filter prev_pid>5||next_pid>5 "
+			       "-e sched:sched_switch/call-graph=dwarf,stack-size=1024,max-stack=1/ "
+			       "--filter prev_pid>5 --user-regs=bp -m %uK -c 1 --call-graph fp -a "
+			       "--switch-events -o d/off.data --delay=-1 --control fd:3,4 --no-buildid "
+			       "--no-buildid-cache", mkb);
+	CHECK_STR(s, want);
+	g_free(want);
+	g_free(s);
+	g_strfreev(v);
+	c.stack_dump = 0;
+	CHECK(fk_offcpu_buffer_kb(1) == 8192 && fk_offcpu_buffer_kb(8) == 8192);
+	CHECK(fk_offcpu_buffer_kb(16) == 4096 && fk_offcpu_buffer_kb(64) == 1024);
+	CHECK(fk_offcpu_buffer_kb(1024) == 512);
 	v = fk_perf_record_off(&c, NULL);
-	CHECK_STR((s = join(v)), "perf record -e sched:sched_switch -c 1 --call-graph fp -a "
-		  "--switch-events -o d/off.data --delay=-1 --control fd:3,4 --no-buildid --no-buildid-cache");
+	s = join(v);
+	want = g_strdup_printf("perf record -e sched:sched_switch -m %uK -c 1 --call-graph fp -a "
+			       "--switch-events -o d/off.data --delay=-1 --control fd:3,4 --no-buildid "
+			       "--no-buildid-cache", mkb);
+	CHECK_STR(s, want);
+	g_free(want);
 	g_free(s);
 	g_strfreev(v);
 	v = fk_perf_fold("/usr/bin/perf", "d/off.data", "/x/foldkit.so", true, "t/off");
