@@ -10,7 +10,7 @@
 #include <string.h>
 
 static struct opts {
-	char *sample_index;
+	char *sample_index, *max_output;
 	char **tagroot;
 	gboolean lines, addrs, verbose;
 } opts;
@@ -20,9 +20,16 @@ static const GOptionEntry entries[] = {
 	{ "tagroot", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opts.tagroot, "Add root frames KEY=VALUE for these label keys (comma-separated, repeatable; the first is the root)", "KEYS" },
 	{ "lines", 0, 0, G_OPTION_ARG_NONE, &opts.lines, "Append :FILE:LINE to each function's name", NULL },
 	{ "addrs", 0, 0, G_OPTION_ARG_NONE, &opts.addrs, "Name frames without symbols [BINARY <ADDRESS>]", NULL },
+	{ "max-output", 0, 0, G_OPTION_ARG_STRING, &opts.max_output, "Refuse a profile whose folded stacks pass SIZE bytes (K, M, G suffixes; default 1G; 0: no limit)", "SIZE" },
 	{ "verbose", 'v', 0, G_OPTION_ARG_NONE, &opts.verbose, "List every skipped sample with its number", NULL },
 	{ NULL },
 };
+
+/* Adds from's stacks to the table t. */
+static void add_entry(struct fold_entry *e, void *t)
+{
+	fold_table_add(t, e->stack, e->len, e->count[0]);
+}
 
 static const char description[] =
 	"Reads each pprof profile FILE (or standard input, or '-'), gzip-compressed\n"
@@ -33,6 +40,9 @@ static const char description[] =
 	"  pprof-collapse cpu.pb.gz | fold2svg > cpu.svg\n"
 	"  pprof-collapse --sample-index=alloc_space heap.pb.gz > heap.folded\n"
 	"  pprof -proto ./server server.prof | pprof-collapse --tagroot=thread\n"
+	"\n"
+	"A profile whose stacks would pass a limit (1 MiB a name, 2^20 frames or\n"
+	"256 MiB a stack, --max-output in all) is refused, as is a bad one.\n"
 	"\n"
 	"Exit status: 0 success, 1 a bad or unreadable profile or a write error,\n"
 	"2 usage error.  See pprof-collapse(1).";
@@ -62,16 +72,25 @@ int main(int argc, char **argv)
 	o.lines = opts.lines;
 	o.addrs = opts.addrs;
 
+	o.max_output = opts.max_output ? tool_size_arg("--max-output", opts.max_output) : 0;
+
 	t = fold_table_new();
 	skips = skip_log_new();
 	for (int i = 1; i < argc || i == 1; i++) {
 		struct pprof_profile *p = pprof_profile_read(i < argc ? argv[i] : "-", 0, &err);
+		struct fold_table *got = NULL;
 
 		if (!p || (o.sample_index = pprof_profile_sample_index(p, opts.sample_index, &err)) < 0 ||
-		    pprof_collapse(p, &o, t, skips, &err) < 0) {
+		    !(got = pprof_collapse(p, &o, skips, &err))) {
 			tool_warn_error(err);
 			err = NULL;
 			status = FK_EXIT_FAILURE;
+		} else if (fold_table_size(t) == 0) {
+			fold_table_free(t);
+			t = got;
+		} else {
+			fold_table_foreach(got, add_entry, t);
+			fold_table_free(got);
 		}
 		pprof_profile_free(p);
 	}

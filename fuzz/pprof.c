@@ -4,12 +4,18 @@
  * writer.
  *
  * Input: one option byte, then the profile's bytes.  Bit 1 asks for
- * --lines, bit 2 --addrs, bit 4 --tagroot=comm,pid,tid, bits 16-128 the
- * sample index (modulo the number of sample types).
+ * --lines, bit 2 --addrs, bit 4 --tagroot=comm,pid,tid, bit 8 an output
+ * limit of 4 KiB (else 1 MiB, so that a small input declaring a large
+ * output reaches it), bits 16-128 the sample index (modulo the number of
+ * sample types).
  *
  * Properties: a profile is accepted or refused whole, with an error
- * naming it; an accepted one collapses without error; every stack is
- * non-empty, one line (no '\n'), not a comment (no leading '#');
+ * naming it; pprofread's own decoder agrees with protobuf-c's on which
+ * bytes decode as profile.proto; an accepted one collapses, or is refused
+ * whole past a limit of bounds.h (an FK_ERROR_RANGE naming it), never
+ * more: the distinct stacks' bytes stay within the output limit, each
+ * stack within BOUNDS_MAX_FRAMES frames; every stack is non-empty, one
+ * line (no '\n'), without NUL bytes, not a comment (no leading '#');
  * writing the table and reading it back gives the same stacks and counts
  * (but the stacks the folded format cannot carry, see fuzz.h); and the
  * table written as a pprof profile by lib/export/pprof.c and read again
@@ -19,12 +25,14 @@
  */
 #include "fuzz.h"
 
+#include "collapse/bounds.h"
 #include "collapse/pprofread.h"
 #include "core/error.h"
 #include "core/folded.h"
 #include "core/foldtable.h"
 #include "core/jsonesc.h"
 #include "export/pprof.h"
+#include "gen/profile.pb-c.h"
 
 #define MAX_BYTES ((size_t)16 << 20)
 
@@ -68,9 +76,9 @@ static void folded_round_trip(struct fold_table *t)
 	for (size_t i = 0; i < n; i++) {
 		size_t l = e[i]->len;
 
-		/* readers drop trailing blanks; see fuzz.h for the rest */
-		while (l > 0 && fuzz_is_blank(e[i]->stack[l - 1]))
-			l--;
+		/* a stack's trailing blanks stay its own: only the last blank
+		 * before the count separates (folded.h); see fuzz.h for the
+		 * rest */
 		if (l == 0 || fuzz_folded_ambiguous(e[i]->stack, l) ||
 		    e[i]->count[0] > (fk_count)UINT64_MAX * FK_COUNT_ONE)
 			comparable = false;
@@ -125,8 +133,9 @@ static void pprof_round_trip(struct fold_table *t)
 	pprof_free(b);
 	p = pprof_profile_parse(buf, len, "mem", 0, &err);
 	FUZZ_CHECK(p, "our own profile is refused: %s", err->message);
-	back = fold_table_new();
-	FUZZ_CHECK(pprof_collapse(p, &o, back, NULL, &err) == 0, "collapse failed");
+	o.max_output = UINT64_MAX;	/* t was within a limit already */
+	back = pprof_collapse(p, &o, NULL, &err);
+	FUZZ_CHECK(back, "collapse failed: %s", err->message);
 	FUZZ_CHECK(same_tables(t, back), "fold2pprof | pprof-collapse changed the stacks");
 	fold_table_free(back);
 	pprof_profile_free(p);
@@ -150,6 +159,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	opt = data[0];
 	p = pprof_profile_parse(data + 1, size - 1, "fuzz", MAX_BYTES, &err);
 	FUZZ_CHECK(!p == !!err, "a result and an error, or neither");
+	if (size > 3 && !(data[1] == 0x1f && data[2] == 0x8b)) {
+		/* the same bytes through protobuf-c: decoded alike */
+		Perftools__Profiles__Profile *m =
+			perftools__profiles__profile__unpack(NULL, size - 1, data + 1);
+
+		if (p)
+			FUZZ_CHECK(m, "accepted, but protobuf-c does not decode it");
+		else if (strstr(err->message, "does not decode"))
+			FUZZ_CHECK(!m, "protobuf-c decodes what pprofread does not");
+		if (m)
+			perftools__profiles__profile__free_unpacked(m, NULL);
+	}
 	if (!p) {
 		FUZZ_CHECK(strncmp(err->message, "fuzz: ", 6) == 0,
 			   "error does not name the input: %s", err->message);
@@ -164,16 +185,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		o.ntagroot = 3;
 	}
 	o.sample_index = (int)((opt >> 4) % pprof_profile_types(p));
-	t = fold_table_new();
+	o.max_output = opt & 8 ? 4096 : 1u << 20;
 	skips = skip_log_new();
-	FUZZ_CHECK(pprof_collapse(p, &o, t, skips, &err) == 0, "collapse failed: %s",
-		   err ? err->message : "?");
+	t = pprof_collapse(p, &o, skips, &err);
+	FUZZ_CHECK(!t == !!err, "a table and an error, or neither");
+	if (!t) {
+		FUZZ_CHECK(g_error_matches(err, FK_ERROR, FK_ERROR_RANGE) &&
+			   strncmp(err->message, "fuzz: ", 6) == 0,
+			   "collapse failed other than on a limit: %s", err->message);
+		g_error_free(err);
+		skip_log_free(skips);
+		pprof_profile_free(p);
+		return 0;
+	}
 	e = fold_table_sorted(t, &n);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0, bytes = 0, frames; i < n; i++) {
 		FUZZ_CHECK(e[i]->len > 0, "empty stack");
 		FUZZ_CHECK(!memchr(e[i]->stack, '\n', e[i]->len), "a line break in a stack");
+		FUZZ_CHECK(!memchr(e[i]->stack, '\0', e[i]->len), "a NUL byte in a stack");
 		FUZZ_CHECK(e[i]->stack[0] != '#', "a stack reads as a comment");
 		FUZZ_CHECK(e[i]->count[0] >= 0, "negative count");
+		bytes += e[i]->len + 1;
+		FUZZ_CHECK(bytes <= o.max_output, "%zu bytes of stacks, past the limit of %" G_GUINT64_FORMAT,
+			   bytes, o.max_output);
+		frames = 1;
+		for (size_t k = 0; k < e[i]->len; k++)
+			frames += e[i]->stack[k] == ';';
+		FUZZ_CHECK(frames <= BOUNDS_MAX_FRAMES, "a stack of %zu frames", frames);
 		fuzz_touch(e[i]->stack, e[i]->len);
 	}
 	g_free(e);

@@ -64,6 +64,32 @@ void tool_warn_error(GError *err)
 	g_error_free(err);
 }
 
+uint64_t tool_size_arg(const char *option, const char *value)
+{
+	static const char units[] = "KMGT";
+	const char *u;
+	char *end;
+	uint64_t v;
+
+	errno = 0;
+	v = g_ascii_strtoull(value, &end, 10);
+	if (!g_ascii_isdigit(*value) || errno)
+		goto bad;
+	if (*end) {
+		if (end[1] || !(u = strchr(units, g_ascii_toupper(*end))))
+			goto bad;
+		for (int shift = 10 * (int)(u - units + 1); shift > 0; shift -= 10) {
+			if (v > UINT64_MAX >> 10)
+				goto bad;
+			v <<= 10;
+		}
+	}
+	return v ? v : UINT64_MAX;
+bad:
+	tool_usage_error("%s '%s': not a size (bytes, or a number with K, M, G or T)",
+			 option, value);
+}
+
 void tool_usage_error(const char *fmt, ...)
 {
 	va_list ap;

@@ -51,6 +51,13 @@ void tool_parse(int *argc, char ***argv, const char *params,
 void tool_usage_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2) G_GNUC_NORETURN;
 
 /*
+ * A size option's value: a number of bytes, with K, M, G or T for
+ * 1024^1..4 ("512M"); 0 gives UINT64_MAX (no limit).  A usage error
+ * naming option for anything else.
+ */
+uint64_t tool_size_arg(const char *option, const char *value);
+
+/*
  * Reports skipped lines: one summary line, and with verbose every kept
  * skip as "TOOL: FILE:LINE: reason".
  */
