@@ -82,6 +82,8 @@ int main(int argc, char **argv)
 	if (fk_store_url_parse(argv[1], &url, &err) < 0)
 		tool_usage_error("%s", err->message);
 	fk_store_url_take_password(&url, g_getenv("FOLDKIT_STORE_PASSWORD"));
+	if (g_getenv("FOLDKIT_STORE_CA") && *g_getenv("FOLDKIT_STORE_CA"))
+		url.ca_file = g_strdup(g_getenv("FOLDKIT_STORE_CA"));
 	for (char **l = opts.labels; l && *l; l++) {
 		char *k, *v;
 

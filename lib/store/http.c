@@ -17,6 +17,7 @@ struct fk_http {
 	char *base;		/* "http://HOST:PORT" */
 	char *server;		/* display URL */
 	char *user, *password;
+	char *ca_file;
 	bool tls;
 };
 
@@ -48,6 +49,7 @@ struct fk_http *fk_http_new(const struct fk_store_url *u)
 	h->server = g_strdup(u->display);
 	h->user = g_strdup(u->user);
 	h->password = g_strdup(u->password);
+	h->ca_file = g_strdup(u->ca_file);
 	h->tls = u->tls;
 	return h;
 }
@@ -64,6 +66,7 @@ void fk_http_free(struct fk_http *h)
 	g_free(h->server);
 	g_free(h->user);
 	g_free(h->password);
+	g_free(h->ca_file);
 	g_free(h);
 }
 
@@ -175,6 +178,8 @@ int fk_http_send(struct fk_http *h, const struct fk_http_request *rq, struct fk_
 	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 600L);
 	curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
 	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+	if (h->tls && h->ca_file)
+		curl_easy_setopt(c, CURLOPT_CAINFO, h->ca_file);
 	curl_easy_setopt(c, CURLOPT_POST, 1L);
 	if (rq->source) {
 		curl_easy_setopt(c, CURLOPT_READFUNCTION, on_read);

@@ -16,7 +16,8 @@
  * The connection is kept between requests.  The URL's user and password
  * go to libcurl as HTTP basic authentication, never into the request
  * line; redirects are not followed; HTTPS certificates are checked
- * against the system's authorities (libcurl's default).  Error messages
+ * against the system's authorities (libcurl's default) or the URL's
+ * ca_file.  Error messages
  * start with the server's display URL (store/url.h), never the password.
  */
 #ifndef FOLDKIT_STORE_HTTP_H

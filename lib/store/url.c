@@ -301,6 +301,7 @@ void fk_store_url_release(struct fk_store_url *u)
 	g_free(u->path);
 	g_free(u->base);
 	g_free(u->display);
+	g_free(u->ca_file);
 	memset(u, 0, sizeof(*u));
 }
 
@@ -323,6 +324,7 @@ int fk_store_url_with_host(const struct fk_store_url *u, const char *host,
 	out->host = g_strdup(host);
 	out->database = g_strdup(u->database);
 	out->path = g_strdup(u->path);
+	out->ca_file = g_strdup(u->ca_file);
 	out->base = out->display = NULL;
 	describe(out);
 	return 0;

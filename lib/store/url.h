@@ -47,6 +47,8 @@ struct fk_store_url {
 	char *base;		/* "http://HOST:PORT" or "https://[::1]:PORT" */
 	char *display;		/* the URL as messages show it: no password,
 				   the user percent-encoded */
+	char *ca_file;		/* the certificates HTTPS trusts (PEM), set by
+				   the caller; NULL: the system's */
 };
 
 /*

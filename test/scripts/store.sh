@@ -278,6 +278,24 @@ must_fail "a bad URL" 2 "bad URL" fold-push "clickhouse://h:1/db?x=1" "$VA"
 must_fail "a URL's password never shown" 2 "clickhouse://u:\.\.\.@" fold-push "clickhouse://u:pw@h:0/db" "$VA"
 grep -q 'pw' "$T/err" && fail "a bad URL's password is shown"
 
+# --- HTTPS: the server's certificate is checked
+if [ -n "$CH_CERT" ]; then
+	TLS=clickhouses://$A:$CH_HTTPS/single
+	must_fail "an untrusted certificate" 1 "clickhouses://127.0.0.1:$CH_HTTPS/single: its TLS certificate is not trusted" \
+		fold-query "$TLS" -l host=h2
+	FOLDKIT_STORE_CA=$CH_CERT fold-query "$TLS" -l host=h2 > "$T/q" || fail "query over HTTPS"
+	same "a query over HTTPS" "$T/h2.expect" "$T/q"
+	FOLDKIT_STORE_CA=$CH_CERT fold-push "$TLS" -l host=t1 "$JA" || fail "push over HTTPS"
+	fold-query "$ONE" -l host=t1 > "$T/q" || fail "query what was pushed over HTTPS"
+	same "a push over HTTPS" <(sum "$JA") "$T/q"
+	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=$A" -addext "subjectAltName=IP:$A" \
+		-keyout "$T/other.key" -out "$T/other.crt" 2>/dev/null
+	FOLDKIT_STORE_CA=$T/other.crt must_fail "another authority's certificate" 1 "not trusted" \
+		fold-push "$TLS" -l host=t2 "$JA"
+else
+	fail "no openssl (tools/deps install test): HTTPS is not tested"
+fi
+
 # --- Pyroscope: a stand-in checks the request byte for byte
 wait_port() { # DIR: until the stand-in has written DIR/port
 	local i

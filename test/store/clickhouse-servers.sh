@@ -11,7 +11,10 @@
 #                           ports (CH_TCPS) differ, for ClickHouse takes a
 #                           shard on a local address and its own port for
 #                           itself, and 127.0.0.2 is this machine's too.
-#                           Sets CH_ADDRS.  Returns 0, or 1 with the
+#                           Sets CH_ADDRS.  With openssl, each also
+#                           serves HTTPS on CH_HTTPS, with a self-signed
+#                           certificate for the addresses, DIR/server.crt
+#                           (CH_CERT).  Returns 0, or 1 with the
 #                           reason in CH_WHY.
 #   ch_stop                 stops them all (SIGTERM, then SIGKILL); call it
 #                           from an EXIT trap
@@ -52,6 +55,14 @@ ch_config() { # DIR INDEX
 <yandex>
   <logger><level>warning</level><log>$d/server.log</log><errorlog>$d/server.err.log</errorlog><size>10M</size><count>1</count></logger>
   <http_port>$CH_HTTP</http_port>
+EOF
+		if [ -n "$CH_CERT" ]; then
+			cat <<EOF
+  <https_port>$CH_HTTPS</https_port>
+  <openSSL><server><certificateFile>$CH_CERT</certificateFile><privateKeyFile>$1/server.key</privateKeyFile><verificationMode>none</verificationMode><loadDefaultCAFile>false</loadDefaultCAFile><disableProtocols>sslv2,sslv3</disableProtocols></server></openSSL>
+EOF
+		fi
+		cat <<EOF
   <tcp_port>${CH_TCPS[$2]}</tcp_port>
   <listen_host>${CH_ADDRS[$2]}</listen_host>
   <path>$d/data/</path>
@@ -128,12 +139,21 @@ ch_start() { # DIR ADDR...
 	fi
 	CH_ADDRS=("$@")
 	mkdir -p "$dir"
+	CH_CERT=
+	if command -v openssl >/dev/null; then
+		local san
+		san=$(printf 'IP:%s,' "${CH_ADDRS[@]}")
+		openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=${CH_ADDRS[0]}" \
+			-addext "subjectAltName=${san%,}" -keyout "$dir/server.key" \
+			-out "$dir/server.crt" 2>/dev/null && CH_CERT=$dir/server.crt
+	fi
 	ch_users "$dir"
 	for attempt in 1 2 3 4 5; do
 		CH_HTTP=$(ch_pick_port)
+		CH_HTTPS=$(ch_pick_port)
 		CH_TCPS=()
 		for a in "${CH_ADDRS[@]}"; do CH_TCPS+=("$(ch_pick_port)"); done
-		[ "$(printf '%s\n' "$CH_HTTP" "${CH_TCPS[@]}" | sort -u | wc -l)" = $((${#CH_ADDRS[@]} + 1)) ] || continue
+		[ "$(printf '%s\n' "$CH_HTTP" "$CH_HTTPS" "${CH_TCPS[@]}" | sort -u | wc -l)" = $((${#CH_ADDRS[@]} + 2)) ] || continue
 		CH_PIDS=()
 		ok=1
 		for ((i = 0; i < ${#CH_ADDRS[@]}; i++)); do
