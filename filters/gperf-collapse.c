@@ -11,11 +11,13 @@
 
 static struct opts {
 	gboolean inline_, addrs, verbose;
+	char *max_output;
 } opts;
 
 static const GOptionEntry entries[] = {
 	{ "inline", 0, 0, G_OPTION_ARG_NONE, &opts.inline_, "Expand inlined functions from debug information", NULL },
 	{ "addrs", 0, 0, G_OPTION_ARG_NONE, &opts.addrs, "Include raw addresses where symbols are unknown", NULL },
+	{ "max-output", 0, 0, G_OPTION_ARG_STRING, &opts.max_output, "Refuse a profile whose folded stacks pass SIZE bytes (K, M, G suffixes; default 1G; 0: no limit)", "SIZE" },
 	{ "verbose", 'v', 0, G_OPTION_ARG_NONE, &opts.verbose, "Describe each profile; list every skipped record", NULL },
 	{ NULL },
 };
@@ -32,6 +34,9 @@ static const char description[] =
 	"      CPUPROFILE=server.prof ./server\n"
 	"  gperf-collapse ./server server.prof | fold2svg > server.svg\n"
 	"  gperf-collapse --inline ./server server.prof.0 server.prof.1 > server.folded\n"
+	"\n"
+	"A profile whose stacks would pass a limit (1 MiB a name, 2^20 frames or\n"
+	"256 MiB a stack, --max-output in all) is refused, as is a bad one.\n"
 	"\n"
 	"Exit status: 0 success, 1 bad or unreadable input or a write error,\n"
 	"2 usage error.  See gperf-collapse(1).";
@@ -72,7 +77,9 @@ int main(int argc, char **argv)
 	/* fold offline: never wait on a debuginfod server */
 	g_unsetenv("DEBUGINFOD_URLS");
 	go = (struct gperf_opts){ .executable = argv[1], .expand_inline = opts.inline_,
-				  .addrs = opts.addrs, .resolver = inline_resolver_new(false) };
+				  .addrs = opts.addrs, .resolver = inline_resolver_new(false),
+				  .max_output = opts.max_output ?
+						tool_size_arg("--max-output", opts.max_output) : 0 };
 	skips = skip_log_new();
 	c = gperf_collapser_new(&go, skips);
 	status = tool_read_inputs(argv + 2, argc - 2, read_input, c);

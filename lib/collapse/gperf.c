@@ -1,9 +1,10 @@
 #include "collapse/gperf.h"
 
+#include "collapse/bounds.h"
 #include "collapse/framename.h"
 #include "collapse/inline.h"
-#include "collapse/stackcache.h"
 #include "core/error.h"
+#include "core/intern.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MAX_DEPTH (1u << 20)
+#define MAX_DEPTH BOUNDS_MAX_FRAMES
 #define MAX_HEADER_WORDS 1024
 #define MAX_MAPS_BYTES (64u << 20)
 #define BUF_SIZE (1u << 20)
@@ -28,12 +29,16 @@ struct gperf_collapser {
 	const struct gperf_opts *o;
 	struct skip_log *skips;
 	struct fold_table *table;
-	struct stack_cache *adder;	/* adds to table */
 	struct gperf_stats stats;
 	/* per profile */
 	GArray *maps;		/* struct mapping, sorted by start */
 	GPtrArray *paths;	/* owned strings */
-	GHashTable *names;	/* looked-up address -> its names (owned) */
+	struct fk_idmap *addrs;	/* each address looked up, numbered */
+	GArray *addr_name;	/* uint32_t: by address number, its names' id */
+	struct fk_intern *names;	/* the names of an address (';'-separated),
+					   each text once however many
+					   addresses have it */
+	GArray *name_frames;	/* uint32_t: by names' id, how many frames */
 	GString *scratch;
 };
 
@@ -150,7 +155,6 @@ struct gperf_collapser *gperf_collapser_new(const struct gperf_opts *opts,
 	c->o = opts;
 	c->skips = skips;
 	c->table = fold_table_new();
-	c->adder = stack_cache_new(c->table);
 	c->scratch = g_string_new(NULL);
 	return c;
 }
@@ -161,11 +165,20 @@ static void clear_profile(struct gperf_collapser *c)
 		g_array_free(c->maps, TRUE);
 	if (c->paths)
 		g_ptr_array_free(c->paths, TRUE);
+	if (c->addrs)
+		fk_idmap_free(c->addrs);
+	if (c->addr_name)
+		g_array_free(c->addr_name, TRUE);
 	if (c->names)
-		g_hash_table_destroy(c->names);
+		fk_intern_free(c->names);
+	if (c->name_frames)
+		g_array_free(c->name_frames, TRUE);
 	c->maps = NULL;
 	c->paths = NULL;
+	c->addrs = NULL;
+	c->addr_name = NULL;
 	c->names = NULL;
+	c->name_frames = NULL;
 }
 
 void gperf_collapser_free(struct gperf_collapser *c)
@@ -173,7 +186,6 @@ void gperf_collapser_free(struct gperf_collapser *c)
 	if (!c)
 		return;
 	clear_profile(c);
-	stack_cache_free(c->adder);
 	fold_table_free(c->table);
 	g_string_free(c->scratch, TRUE);
 	g_free(c);
@@ -324,8 +336,12 @@ static const struct mapping *mapping_of(const struct gperf_collapser *c, uint64_
 	return NULL;
 }
 
-/* Appends the names of the code at address a (';'-separated) to out. */
-static void name_address(struct gperf_collapser *c, uint64_t a, GString *out)
+/*
+ * Appends the names of the code at address a (';'-separated) to out.
+ * False (with *err set) for a name longer than BOUNDS_MAX_NAME.
+ */
+static bool name_address(struct gperf_collapser *c, uint64_t a, GString *out,
+			 const char *file, GError **err)
 {
 	struct frame_name_opts names = { .include_addrs = c->o->addrs };
 	const struct mapping *m = mapping_of(c, a);
@@ -333,7 +349,7 @@ static void name_address(struct gperf_collapser *c, uint64_t a, GString *out)
 	char pc[17];
 	struct perf_frame f = { .dso = { "[unknown]", 9 } };
 	const char *sym = NULL;
-	size_t from;
+	size_t from = out->len;
 
 	snprintf(pc, sizeof(pc), "%" PRIx64, m ? a - m->start + m->offset : a);
 	f.pc = (struct fk_str){ pc, strlen(pc) };
@@ -350,56 +366,154 @@ static void name_address(struct gperf_collapser *c, uint64_t a, GString *out)
 					frame_name_append_text(out, *q, strlen(*q), FRAME_TEXT_ARGS);
 				}
 				g_strfreev(parts);
-				return;
+				goto check;
 			}
 		}
 		sym = inline_resolver_symbol(ir, &f);
 	}
 	f.sym = sym ? (struct fk_str){ sym, strlen(sym) } : (struct fk_str){ "[unknown]", 9 };
-	from = out->len;
 	frame_name_append(out, &names, &f, false);
 	if (out->len == from)	/* a symbol such as "(x": nothing survives rule 3 */
 		g_string_append_c(out, '-');
+check:
+	/* a frame's name, or each of an inline chain's */
+	for (const char *p = out->str + from, *end = out->str + out->len; p < end;) {
+		const char *semi = memchr(p, ';', (size_t)(end - p));
+		size_t n = (size_t)((semi ? semi : end) - p);
+
+		if (n > BOUNDS_MAX_NAME) {
+			fk_error_at(err, FK_ERROR_RANGE, file, 0,
+				    "address 0x%" PRIx64 ": a name of %zu bytes, more than %u MiB",
+				    a, n, BOUNDS_MAX_NAME >> 20);
+			return false;
+		}
+		p = semi ? semi + 1 : end;
+	}
+	return true;
 }
 
-/* The names of address a, looked up once. */
-static const char *names_of(struct gperf_collapser *c, uint64_t a)
+/*
+ * The id in c->names of address a's names, looked up once; UINT32_MAX
+ * with *err set.
+ */
+static uint32_t names_of(struct gperf_collapser *c, uint64_t a, const char *file,
+			 GError **err)
 {
-	char *s = g_hash_table_lookup(c->names, &a);
+	bool added;
+	uint32_t k = fk_idmap_id(c->addrs, a, &added), id, frames = 1;
+	GString *out;
 
-	if (!s) {
-		GString *out = g_string_new(NULL);
-		name_address(c, a, out);
-		s = g_string_free(out, FALSE);
-		g_hash_table_insert(c->names, g_memdup2(&a, sizeof(a)), s);
+	if (!added) {
+		id = g_array_index(c->addr_name, uint32_t, k);
+		if (id != UINT32_MAX)
+			return id;
+		/* (an address whose name was refused: refused again) */
 	}
-	return s;
+	out = g_string_new(NULL);
+	id = UINT32_MAX;
+	if (name_address(c, a, out, file, err)) {
+		id = fk_intern_id(c->names, out->str, out->len, &added);
+		for (size_t i = 0; i < out->len; i++)
+			frames += out->str[i] == ';';
+		if (added)
+			g_array_append_val(c->name_frames, frames);
+	}
+	g_string_free(out, TRUE);
+	if (k >= c->addr_name->len)
+		g_array_set_size(c->addr_name, k + 1);
+	g_array_index(c->addr_name, uint32_t, k) = id;
+	return id;
 }
 
 struct naming {
 	struct gperf_collapser *c;
+	struct fold_table *table;	/* the profile's named stacks */
+	struct output_bound bound;
+	size_t stack_limit;		/* the most bytes a stack may have */
 	GString *stack;
+	GArray *ids;			/* uint32_t: the frames' names, root first */
+	const char *file;
+	GError **err;
+	bool failed;
 };
 
-/* Names one distinct raw stack (host-order counters, leaf first). */
+/* Sets *err: a stack of frames frames passes nm->stack_limit. */
+static void too_long(struct naming *nm, size_t frames)
+{
+	char size[32];
+
+	if (nm->stack_limit < BOUNDS_MAX_STACK)
+		fk_error_at(nm->err, FK_ERROR_RANGE, nm->file, 0,
+			    "its folded stacks pass %s, the output limit (--max-output)",
+			    bounds_size(nm->bound.limit, size));
+	else
+		fk_error_at(nm->err, FK_ERROR_RANGE, nm->file, 0,
+			    "a stack of %zu frames longer than %u MiB, the longest line foldkit's readers take",
+			    frames, LINE_READER_MAX_LINE >> 20);
+}
+
+/*
+ * Names one distinct raw stack (host-order counters, leaf first): its
+ * size first, so that a stack refused is never made.
+ */
 static void name_stack(struct fold_entry *e, void *data)
 {
 	struct naming *nm = data;
-	size_t depth = e->len / sizeof(uint64_t);
+	struct gperf_collapser *c = nm->c;
+	size_t depth = e->len / sizeof(uint64_t), len = 0, frames = 0;
 	GString *s = nm->stack;
 
-	g_string_truncate(s, 0);
+	if (nm->failed)
+		return;
+	g_array_set_size(nm->ids, 0);
 	for (size_t i = depth; i-- > 0;) {
 		uint64_t pc;
+		uint32_t id;
+
 		memcpy(&pc, e->stack + i * sizeof(pc), sizeof(pc));
 		/* a caller's counter is a return address: look inside the call */
 		if (i > 0 && pc > 0)
 			pc--;
-		if (s->len)
-			g_string_append_c(s, ';');
-		g_string_append(s, names_of(nm->c, pc));
+		if ((id = names_of(c, pc, nm->file, nm->err)) == UINT32_MAX) {
+			nm->failed = true;
+			return;
+		}
+		g_array_append_val(nm->ids, id);
+		len += (len > 0) + fk_intern_str(c->names, id).len;
+		frames += g_array_index(c->name_frames, uint32_t, id);
+		if (frames > BOUNDS_MAX_FRAMES) {
+			fk_error_at(nm->err, FK_ERROR_RANGE, nm->file, 0,
+				    "a stack of more than %u frames (inlined functions expanded)",
+				    BOUNDS_MAX_FRAMES);
+			nm->failed = true;
+			return;
+		}
+		if (len > nm->stack_limit) {
+			too_long(nm, depth);
+			nm->failed = true;
+			return;
+		}
 	}
-	stack_cache_add(nm->c->adder, s, e->count[0]);
+	g_string_truncate(s, 0);
+	for (guint i = 0; i < nm->ids->len; i++) {
+		struct fk_str name = fk_intern_str(c->names, g_array_index(nm->ids, uint32_t, i));
+
+		if (i)
+			g_string_append_c(s, ';');
+		g_string_append_len(s, name.s, (gssize)name.len);
+	}
+	/* folded readers take a line starting with '#' for a comment */
+	if (s->len && s->str[0] == '#')
+		s->str[0] = '_';
+	if (s->len && output_bound_add(&nm->bound, nm->table, s->str, s->len, e->count[0],
+				       nm->file, nm->err) < 0)
+		nm->failed = true;
+}
+
+/* Adds entry e of a profile's table to the collapser's. */
+static void add_entry(struct fold_entry *e, void *table)
+{
+	fold_table_add(table, e->stack, e->len, e->count[0]);
 }
 
 static int open_input(struct input *in, const char *path, GError **err)
@@ -570,16 +684,24 @@ int gperf_collapser_read(struct gperf_collapser *c, const char *path, GError **e
 	struct input in;
 	struct layout l;
 	struct fold_table *raw;
-	struct naming nm = { c, NULL };
+	uint64_t limit = c->o->max_output ? c->o->max_output : BOUNDS_DEFAULT_OUTPUT;
+	struct naming nm = {
+		.c = c, .bound = { 0, limit }, .err = err,
+		.stack_limit = (size_t)MIN((uint64_t)BOUNDS_MAX_STACK, limit),
+	};
 	int rc;
 
 	if (open_input(&in, path, err) < 0)
 		return -1;
+	nm.file = in.name;
 	clear_profile(c);
 	memset(&c->stats, 0, sizeof(c->stats));
 	c->maps = g_array_new(FALSE, FALSE, sizeof(struct mapping));
 	c->paths = g_ptr_array_new_with_free_func(g_free);
-	c->names = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+	c->addrs = fk_idmap_new();
+	c->addr_name = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+	c->names = fk_intern_new();
+	c->name_frames = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	raw = fold_table_new();
 	rc = read_header(c, &in, &l, err);
 	if (rc == 0)
@@ -588,10 +710,24 @@ int gperf_collapser_read(struct gperf_collapser *c, const char *path, GError **e
 		rc = read_maps(c, &in, err);
 	close_input(&in);
 	if (rc == 0) {
+		/* the profile's own table: one refused leaves nothing behind */
 		find_executable(c);
+		nm.table = fold_table_new();
 		nm.stack = g_string_new(NULL);
+		nm.ids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 		fold_table_foreach(raw, name_stack, &nm);
 		g_string_free(nm.stack, TRUE);
+		g_array_free(nm.ids, TRUE);
+		if (nm.failed) {
+			rc = -1;
+			fold_table_free(nm.table);
+		} else if (fold_table_size(c->table) == 0) {
+			fold_table_free(c->table);
+			c->table = nm.table;
+		} else {
+			fold_table_foreach(nm.table, add_entry, c->table);
+			fold_table_free(nm.table);
+		}
 	}
 	fold_table_free(raw);
 	return rc;

@@ -38,10 +38,15 @@
  * Memory grows with the distinct stacks (as program counters) and the
  * distinct counters, never with the number of records: records are
  * summed by their raw counters first, then each distinct one is named
- * once.  Errors, none of which prints a stack: a header that is not a
- * CPU profile's, a record deeper than 2^20 frames, a profile that ends
- * before its trailer or has no maps, maps over 64 MiB.  Records of depth 0
- * are skipped and counted ("sample without a stack").
+ * once, and each distinct name kept once however many addresses have it.
+ * Errors, none of which prints a stack: a header that is not a CPU
+ * profile's, a record deeper than BOUNDS_MAX_FRAMES (2^20) frames, a
+ * profile that ends before its trailer or has no maps, maps over 64 MiB,
+ * and the limits of bounds.h, each checked before the memory is taken: a
+ * name of more than BOUNDS_MAX_NAME bytes, a stack of more than
+ * BOUNDS_MAX_FRAMES frames (with expand_inline) or BOUNDS_MAX_STACK
+ * bytes, distinct stacks of more than max_output bytes in all.  Records
+ * of depth 0 are skipped and counted ("sample without a stack").
  */
 #ifndef FOLDKIT_GPERF_H
 #define FOLDKIT_GPERF_H
@@ -59,6 +64,8 @@ struct gperf_opts {
 	struct inline_resolver *resolver;	/* inline.h; required */
 	bool expand_inline;		/* --inline */
 	bool addrs;			/* "[FILE <ADDR>]" for unknown symbols */
+	uint64_t max_output;		/* the distinct stacks' bytes, each with
+					   its line end; 0: BOUNDS_DEFAULT_OUTPUT */
 };
 
 /* What a profile held, for -v. */

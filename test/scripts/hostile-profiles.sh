@@ -11,6 +11,10 @@
 #     93 KB of gzip holding 48 million empty strings (96 MB): a valid
 #       profile, read within 4 bytes a string beside the profile
 #     20 stacks of 100 KB with --max-output=1M: refused past the limit
+#   gperf-collapse
+#     a 1.1 MB profile declaring one 8 GiB stack (8,192 frames in a library
+#       whose file name has 1 MiB)
+#     300 stacks with --addrs and --max-output=4K: refused past the limit
 #
 # Peak RSS comes from /usr/bin/time (Debian package `time`, in tools/deps).
 # A sanitizer build (BIN under build/san) takes up to four times the
@@ -65,5 +69,18 @@ run "pprof: --max-output=1M" 32 1 \
 	"pprof-collapse: many.pb: its folded stacks pass 1 MiB, the output limit (--max-output)" \
 	"$BIN/pprof-collapse" --max-output=1M many.pb
 [ -s "$T/out" ] && { echo "FAIL --max-output=1M: printed stacks"; fail=1; }
+
+# --- gperf-collapse
+GEN=$ROOT/test/golden/bad-input/gen
+"$GEN" gperf-bomb 8192 > "$T/bomb.prof"
+"$GEN" gperf-many 300 > "$T/many.prof"
+echo "files: $(wc -c < "$T/bomb.prof") and $(wc -c < "$T/many.prof") bytes"
+run "gperf: 8 GiB stack" 32 1 \
+	"gperf-collapse: bomb.prof: a stack of 8192 frames longer than 256 MiB, the longest line foldkit's readers take" \
+	"$BIN/gperf-collapse" /nonexistent/app bomb.prof
+run "gperf: --max-output=4K" 32 1 \
+	"gperf-collapse: many.prof: its folded stacks pass 4 KiB, the output limit (--max-output)" \
+	"$BIN/gperf-collapse" --addrs --max-output=4K /nonexistent/app many.prof
+[ -s "$T/out" ] && { echo "FAIL gperf --max-output=4K: printed stacks"; fail=1; }
 
 exit $fail
