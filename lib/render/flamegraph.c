@@ -78,7 +78,10 @@ struct flamegraph {
 	size_t maxlen;		/* the longest stack */
 	uint64_t cut;		/* stacks cut at FG_MAX_DEPTH */
 
-	GArray *frames;		/* struct fg_frame, after fg_build() */
+	GArray *frames;		/* struct fg_frame, after fg_build(); while
+				   building, when keep_all, by sequence */
+	bool keep_all;		/* no frame can be dropped: each is stored
+				   where it opened, with no kept[] and no sort */
 	fk_count sum, timemax;
 	bool total_ignored;
 	uint32_t depthmax;
@@ -399,6 +402,18 @@ static void close_frame(struct flamegraph *fg, uint32_t depth, fk_count end)
 	/* a frame too narrow to draw still holds its parent's first counts */
 	if (depth > 0)
 		of[-1].base += of->base;
+	if (fg->keep_all) {
+		if (of->seq >= fg->frames->len)
+			g_array_set_size(fg->frames, MAX((guint)of->seq + 1, fg->frames->len * 2));
+		g_array_index(fg->frames, struct fg_frame, of->seq) = (struct fg_frame){
+			.name = of->name.p, .len = of->name.len, .depth = depth,
+			.start = of->start, .end = end, .delta = of->delta,
+			.base = of->base };
+		fg->nkept++;
+		if (depth > fg->depthmax)
+			fg->depthmax = depth;
+		return;
+	}
 	if (count_to_double(w) < fg->min_count)
 		return;
 	struct kept k = {
@@ -713,6 +728,10 @@ int fg_build(struct flamegraph *fg, GError **err)
 
 	fg->open = g_array_new(FALSE, FALSE, sizeof(struct open_frame));
 	limit = prune_limit(fg);
+	/* with no minimum width (and no negative width), every frame stays */
+	fg->keep_all = !(fg->min_count > 0) && !fg->negative;
+	if (fg->keep_all)
+		fg->frames = g_array_new(FALSE, FALSE, sizeof(struct fg_frame));
 
 	{
 		/* the root, "all", spans everything */
@@ -778,21 +797,22 @@ int fg_build(struct flamegraph *fg, GError **err)
 
 	/*
 	 * Frames close children first; the graph lists them in the order
-	 * they opened.  When every frame opened was kept (no minimum width,
-	 * as fold2html builds it), their sequence numbers are 0..nkept-1 and
-	 * each goes straight to its place; else they are sorted.
+	 * they opened: by their sequence numbers, sorted unless they were
+	 * stored by them (keep_all).
 	 */
-	fg->frames = g_array_sized_new(FALSE, FALSE, sizeof(struct fg_frame),
-				       (guint)fg->nkept);
-	g_array_set_size(fg->frames, (guint)fg->nkept);
-	if (fg->seq != fg->nkept && fg->nkept > 1)
-		qsort(fg->kept, fg->nkept, sizeof(struct kept), by_seq);
+	if (fg->keep_all) {
+		g_array_set_size(fg->frames, (guint)fg->nkept);
+	} else {
+		fg->frames = g_array_sized_new(FALSE, FALSE, sizeof(struct fg_frame),
+					       (guint)fg->nkept);
+		if (fg->nkept > 1)
+			qsort(fg->kept, fg->nkept, sizeof(struct kept), by_seq);
+		for (size_t i = 0; i < fg->nkept; i++)
+			g_array_append_val(fg->frames, fg->kept[i].f);
+	}
 	for (size_t i = 0; i < fg->nkept; i++) {
-		const struct kept *k = &fg->kept[i];
-		size_t at = fg->seq == fg->nkept ? (size_t)k->seq : i;
-		struct fg_frame *f = &g_array_index(fg->frames, struct fg_frame, at);
+		struct fg_frame *f = &g_array_index(fg->frames, struct fg_frame, i);
 
-		*f = k->f;
 		if (f->depth == 0)
 			f->end = fg->timemax;	/* the root spans --total too */
 		if (fg->differential && fg->o.diff == FG_DIFF_TOTAL) {

@@ -154,7 +154,13 @@ void flame_pack_build(const struct flamegraph *fg, flame_pack_color_fn color,
 	int64_t last = -1;	/* the depth of the frame kept last */
 	struct out o = { 0 };
 
-	/* names, self counts; frames whose parent is missing are marked */
+	/*
+	 * Names, self counts; frames whose parent is missing are marked.
+	 * Every count written (self, gap, change) is a sum or difference of
+	 * places, widths and changes, so it needs no more decimals than
+	 * they do: those set the scale (exact, if at times one digit more
+	 * than needed).
+	 */
 	for (size_t i = 0; i < n; i++) {
 		const struct fg_frame *f = fg_frame(fg, i);
 		bool added;
@@ -164,7 +170,7 @@ void flame_pack_build(const struct flamegraph *fg, flame_pack_color_fn color,
 			continue;
 		}
 		last = f->depth;
-		ids[i] = fk_intern_id_ref(in, f->name, f->len, &added);
+		ids[i] = fk_intern_id(in, f->name, f->len, &added);
 		if (added)
 			g_array_set_size(counts, counts->len + 1);
 		g_array_index(counts, uint64_t, ids[i])++;
@@ -175,24 +181,12 @@ void flame_pack_build(const struct flamegraph *fg, flame_pack_color_fn color,
 		if (f->depth > deepest)
 			deepest = f->depth;
 		kept++;
-	}
-
-	/* the decimals every count needs */
-	for (size_t i = 0; i < n; i++) {
-		const struct fg_frame *f = fg_frame(fg, i);
-
-		if (ids[i] == UINT32_MAX)
-			continue;
-		if (scale < 9 && self[i])
-			scale = MAX(scale, decimals(self[i]));
+		if (scale < 9)
+			scale = MAX(scale, MAX(decimals(f->start), decimals(f->end)));
 		if (scale < 9 && f->delta)
 			scale = MAX(scale, decimals(f->delta));
 		if (scale < 9 && total)
 			scale = MAX(scale, decimals(fg_frame_total_change(fg, f)));
-		if (scale < 9 && f->depth && f->start != cursor[f->depth])
-			scale = MAX(scale, decimals(f->start - cursor[f->depth]));
-		cursor[f->depth] = f->end;
-		cursor[f->depth + 1] = f->start + self[i];
 	}
 
 	/* names by frequency, then first appearance */
@@ -227,19 +221,13 @@ void flame_pack_build(const struct flamegraph *fg, flame_pack_color_fn color,
 	memcpy(o.p + o.len, names, nb);
 	o.len += nb;
 	g_free(names);
-	{
-		/* in first-seen order (see flamepack.h), stored by rank */
-		uint8_t *rgb = o.p + o.len;
+	for (uint32_t k = 0; k < nnames; k++) {
+		struct fk_str s = fk_intern_str(in, order[k]);
+		struct rgb c = color(s.s, s.len, k, color_data);
 
-		for (uint32_t k = 0; k < nnames; k++) {
-			struct fk_str s = fk_intern_str(in, k);
-			struct rgb c = color(s.s, s.len, color_data);
-
-			rgb[3 * rank[k]] = c.r;
-			rgb[3 * rank[k] + 1] = c.g;
-			rgb[3 * rank[k] + 2] = c.b;
-		}
-		o.len += 3 * nnames;
+		o.p[o.len++] = c.r;
+		o.p[o.len++] = c.g;
+		o.p[o.len++] = c.b;
 	}
 
 	/* the frames */

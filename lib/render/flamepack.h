@@ -75,12 +75,11 @@ struct flame_pack {
 
 /*
  * A frame name's colour: name[0..len) as in the input (annotation
- * included; the root's name is empty).  Called once per distinct name, in
- * the order the names first appear in pre-order, so that a generator
- * drawn on (--random) gives the same colours for the same input.
+ * included; the root's name is empty), index its place in the name table.
+ * Called once per distinct name, in the table's order.
  */
 typedef struct rgb (*flame_pack_color_fn)(const char *name, size_t len,
-					  void *data);
+					  size_t index, void *data);
 
 /* Packs fg (after fg_build()) into *out. */
 void flame_pack_build(const struct flamegraph *fg, flame_pack_color_fn color,

@@ -160,18 +160,31 @@ static struct rgb palette_of(const char *name, size_t len, void *data)
 	return palette_color(o->palette, o->color_mode, name, len, o->rng);
 }
 
-/* A frame name's colour, as fold2svg's frame_color() gives it. */
-static struct rgb name_color(const char *name, size_t len, void *data)
-{
-	const struct html_opts *o = data;
+struct colors {
+	const struct html_opts *o;
+	GString *grey;		/* the indexes of grey names, "1, 7" */
+};
 
-	if (len == 2 && name[0] == '-' && name[1] == '-')
-		return (struct rgb){ 160, 160, 160 };
-	if (len == 1 && name[0] == '-')
-		return (struct rgb){ 200, 200, 200 };
+/*
+ * A frame name's colour, as fold2svg's frame_color() gives it.  Its "--"
+ * and "-" frames are grey even in a differential graph, where the page
+ * colours the others by their change: their indexes go in the
+ * configuration.
+ */
+static struct rgb name_color(const char *name, size_t len, size_t index,
+			     void *data)
+{
+	struct colors *c = data;
+	const struct html_opts *o = c->o;
+	bool dashes = len == 2 && name[0] == '-' && name[1] == '-';
+
+	if (dashes || (len == 1 && name[0] == '-')) {
+		g_string_append_printf(c->grey, "%s%zu", c->grey->len ? ", " : "", index);
+		return dashes ? (struct rgb){ 160, 160, 160 } : (struct rgb){ 200, 200, 200 };
+	}
 	if (o->cp)
-		return palette_map_get(o->cp, name, len, palette_of, data);
-	return palette_of(name, len, data);
+		return palette_map_get(o->cp, name, len, palette_of, (void *)o);
+	return palette_of(name, len, (void *)o);
 }
 
 /*
@@ -297,35 +310,6 @@ static void put_config(GString *s, const struct page *pg,
 	g_string_append(s, "};\n");
 }
 
-/* The ranks of the names fold2svg colours grey even when differential. */
-static char *grey_names(const struct flame_pack *pack)
-{
-	GString *g = g_string_new(NULL);
-	const uint8_t *p = pack->data;
-	uint64_t v[3] = { 0 };
-
-	/* the header's three varints, then the names */
-	for (int k = 0; k < 3; k++)
-		for (int shift = 0;; shift += 7) {
-			v[k] |= (uint64_t)(*p & 127) << shift;
-			if (!(*p++ & 128))
-				break;
-		}
-	const char *names = (const char *)p, *end = names + v[2], *q = names;
-
-	for (uint64_t rank = 0; q <= end; rank++) {
-		const char *nl = memchr(q, '\n', (size_t)(end - q));
-		size_t len = (size_t)((nl ? nl : end) - q);
-
-		if ((len == 2 && q[0] == '-' && q[1] == '-') || (len == 1 && q[0] == '-'))
-			g_string_append_printf(g, "%s%" G_GUINT64_FORMAT, g->len ? ", " : "", rank);
-		if (!nl)
-			break;
-		q = nl + 1;
-	}
-	return g_string_free(g, FALSE);
-}
-
 /* The script element's text: configuration, data, code. */
 static GString *script_text(const struct page *pg, struct html_info *info)
 {
@@ -334,9 +318,11 @@ static GString *script_text(const struct page *pg, struct html_info *info)
 	GString *s;
 	char *grey;
 
-	flame_pack_build(pg->fg, name_color, (void *)o, &pack);
+	struct colors colors = { o, g_string_new(NULL) };
+
+	flame_pack_build(pg->fg, name_color, &colors, &pack);
 	s = g_string_sized_new(pack.len / 3 * 4 + 4096 + (o->script ? strlen(o->script) : 0));
-	grey = grey_names(&pack);
+	grey = g_string_free(colors.grey, FALSE);
 	g_string_append(s, "\n//<![CDATA[\n");
 	put_config(s, pg, &pack, grey);
 	g_string_append(s, "var fg_data = \"");

@@ -27,13 +27,22 @@ async function tab(ctx) {
 	page.errors = [];
 	page.on("pageerror", (e) => page.errors.push(String(e).slice(0, 200)));
 	// a tab that dies (out of memory) ends the wait at once
-	page.crashed = new Promise((_, reject) => page.on("crash", () =>
-		reject(new Error("the tab crashed (out of memory?)"))));
+	page.crashed = new Promise((_, reject) => page.on("crash", () => {
+		page.didCrash = true;
+		reject(new Error("the tab crashed (out of memory?)"));
+	}));
 	page.crashed.catch(() => {});
 	return page;
 }
 
-const until = (page, p) => Promise.race([p, page.crashed]);
+const until = (page, p) => Promise.race([p, page.crashed]).catch((e) => {
+	throw page.didCrash ? new Error("the tab crashed (out of memory?)") : e;
+});
+
+// Closes a browser, or gives up after a while (Playwright kills what it
+// started when this process exits).
+const close = (b) => Promise.race([b.close().catch(() => {}),
+				   new Promise((r) => setTimeout(r, 20000))]);
 
 // fold2html: to the first drawing, then a search typed in its field
 async function timeHtml(ctx) {
@@ -128,7 +137,7 @@ async function main() {
 			try {
 				return await timeSpeedscope(b.ctx, file);
 			} finally {
-				await b.close().catch(() => {});
+				await close(b);
 			}
 		};
 		const sf = await say("ss", () => alone(folded));
@@ -141,11 +150,11 @@ async function main() {
 		row("speedscope, the folded file", sf);
 		row("speedscope, fold2speedscope's JSON", sj);
 	} finally {
-		await browser.close();
+		await close(browser);
 	}
 }
 
-main().catch((e) => {
+main().then(() => process.exit(0), (e) => {
 	console.error("time-views: " + e.stack);
 	process.exit(1);
 });
