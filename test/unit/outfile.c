@@ -210,6 +210,39 @@ int main(void)
 	g_clear_error(&err);
 	g_free(link);
 
+	/* in a directory anyone may write to with the sticky bit (/tmp), a
+	 * link or file of another user's is refused, as the kernel's
+	 * fs.protected_symlinks and protected_regular would: whatever they
+	 * say, this module follows links itself (as root: another user's
+	 * names can be made) */
+	if (geteuid() == 0) {
+		char *pub = at("public"), *target = at("target");
+
+		CHECK(mkdir(pub, 0777) == 0 && chmod(pub, 01777) == 0);
+		CHECK(g_file_set_contents(target, "mine\n", -1, NULL));
+		link = g_build_filename(pub, "out.folded", NULL);
+		CHECK(symlink(target, link) == 0 && lchown(link, 65534, 65534) == 0);
+		CHECK(fk_outfile_open(link, &err) == NULL);
+		CHECK(err && strstr(err->message, "refused: the link") &&
+		      strstr(err->message, "belongs to another user (uid 65534)"));
+		g_clear_error(&err);
+		check_text(target, "mine\n");
+		/* the caller's own link there is followed */
+		CHECK(lchown(link, 0, 0) == 0);
+		CHECK(put(link, "h 8\n") == 0);
+		check_text(target, "h 8\n");
+		g_free(link);
+		/* a file of another user's there is not replaced */
+		q = g_build_filename(pub, "theirs.folded", NULL);
+		CHECK(g_file_set_contents(q, "theirs\n", -1, NULL) && chown(q, 65534, 65534) == 0);
+		CHECK(fk_outfile_open(q, &err) == NULL && err && strstr(err->message, "refused: "));
+		g_clear_error(&err);
+		check_text(q, "theirs\n");
+		g_free(q);
+		g_free(pub);
+		g_free(target);
+	}
+
 	/* a device is written in place, never replaced */
 	CHECK(put("/dev/null", "g 7\n") == 0);
 	CHECK(stat("/dev/null", &sb) == 0 && S_ISCHR(sb.st_mode));
