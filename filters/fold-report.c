@@ -4,6 +4,7 @@
  * JSON.  See docs/fold-report.1.
  */
 #include "core/folded.h"
+#include "core/splitindex.h"
 #include "report/report.h"
 #include "tool.h"
 
@@ -47,6 +48,11 @@ static const char description[] =
 	"Exit status: 0 success, 1 unreadable or differential input or a write\n"
 	"error, 2 usage error.  See fold-report(1).";
 
+static int cmp_path(gconstpointer a, gconstpointer b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 /* A profile, and the mapped files its parts refer to. */
 struct input {
 	struct report_source src;
@@ -64,22 +70,73 @@ static void add_line(const struct folded_line *fl, bool stable, void *data)
 	profile_add(data, fl->stack, fl->len, fl->count[0], stable);
 }
 
-/* Reads FILE... as one profile, or DIR's files one each (see report.h). */
-static int read_input(struct input *in, char **args, int n, struct skip_log *skips)
+/*
+ * A split directory's files, as its index.tsv lists them (core/splitindex.h):
+ * sorted bytewise, as paths "DIR/NAME"; its unit in *unit (NULL: none).
+ * Files there that the index does not list are left out, and said so;
+ * without an index every .folded file is read, and that is said too.
+ * NULL after an error.
+ */
+static char **dir_files(const char *dir, char **unit)
+{
+	GError *err = NULL;
+	struct fk_split_index *x = fk_split_index_read(dir, 0, &err);
+	const char *sep = g_str_has_suffix(dir, "/") ? "" : "/";
+	GPtrArray *v;
+	GString *list;
+
+	*unit = NULL;
+	if (!x) {
+		tool_warn_error(err);
+		return NULL;
+	}
+	if (x->rows->len == 0) {
+		tool_warn("%s: %s", dir, x->has_index ? "its index.tsv lists no profile"
+			  : "no .folded files (expected a split= directory)");
+		fk_split_index_free(x);
+		return NULL;
+	}
+	if (!x->has_index)
+		tool_warn("%s: no index.tsv: each of its %u .folded files is read as a profile",
+			  dir, x->rows->len);
+	if (x->unlisted[0]) {
+		list = g_string_new(NULL);
+		for (char **f = x->unlisted; *f; f++)
+			g_string_append_printf(list, "%s%s", f == x->unlisted ? "" : ", ", *f);
+		tool_warn("%s: %u .folded file%s not listed in its index.tsv, left out "
+			  "(from an earlier run?): %s", dir, g_strv_length(x->unlisted),
+			  x->unlisted[1] ? "s" : "", list->str);
+		g_string_free(list, TRUE);
+	}
+	v = g_ptr_array_new();
+	for (guint i = 0; i < x->rows->len; i++)
+		g_ptr_array_add(v, g_strconcat(dir, sep,
+			((struct fk_split_row *)g_ptr_array_index(x->rows, i))->file, NULL));
+	g_ptr_array_sort(v, cmp_path);
+	g_ptr_array_add(v, NULL);
+	*unit = g_steal_pointer(&x->unit);
+	fk_split_index_free(x);
+	return (char **)g_ptr_array_free(v, FALSE);
+}
+
+/*
+ * Reads FILE... as one profile, or DIR's files one each (see report.h);
+ * *unit gets DIR's unit (free it).
+ */
+static int read_input(struct input *in, char **args, int n, struct skip_log *skips,
+		      char **unit)
 {
 	bool dir = n == 1 && g_file_test(args[0], G_FILE_TEST_IS_DIR);
-	GError *err = NULL;
 	int status = FK_EXIT_OK;
 	char **files;
 
+	*unit = NULL;
 	for (int i = 0; i < n && !dir; i++)
 		if (g_file_test(args[i], G_FILE_TEST_IS_DIR))
 			tool_usage_error("'%s' is a directory: a split= directory must be the only operand",
 					 args[i]);
-	if (dir && !(files = report_dir_files(args[0], &err))) {
-		tool_warn_error(err);
+	if (dir && !(files = dir_files(args[0], unit)))
 		return FK_EXIT_FAILURE;
-	}
 	if (!dir) {	/* args need not end in NULL (--offcpu's does not) */
 		files = g_new0(char *, (size_t)MAX(n, 1) + 1);
 		for (int i = 0; i < MAX(n, 1); i++)
@@ -107,29 +164,19 @@ static void input_free(struct input *in)
 }
 
 /*
- * Sets *unit to what the counts of args are, when args is a split=
- * directory whose index.tsv says (into *owned, to free), so that a
- * directory of nanoseconds is not reported as "samples"; an option given
- * (option, *unit) must agree with it.  Returns -1 if index.tsv is bad.
+ * Sets *unit to what a split directory's index.tsv says its counts are
+ * (dir_unit, NULL: nothing), so that a directory of nanoseconds is not
+ * reported as "samples"; an option given (option, *unit) must agree.
  */
-static int dir_unit(char *const *args, int n, const char *option, const char **unit,
-		    bool given, char **owned)
+static void take_unit(const char *dir, const char *dir_unit, const char *option,
+		      const char **unit, bool given)
 {
-	GError *err = NULL;
-
-	*owned = NULL;
-	if (n != 1 || !g_file_test(args[0], G_FILE_TEST_IS_DIR))
-		return 0;
-	if (report_dir_unit(args[0], owned, &err) < 0) {
-		tool_warn_error(err);
-		return -1;
-	}
-	if (*owned && given && strcmp(*owned, *unit) != 0)
+	if (!dir_unit)
+		return;
+	if (given && strcmp(dir_unit, *unit) != 0)
 		tool_usage_error("%s=%s, but %s/index.tsv gives the counts in %s",
-				 option, *unit, args[0], *owned);
-	if (*owned)
-		*unit = *owned;
-	return 0;
+				 option, *unit, dir, dir_unit);
+	*unit = dir_unit;
 }
 
 int main(int argc, char **argv)
@@ -168,18 +215,13 @@ int main(int argc, char **argv)
 	o.categories = cats;
 	o.format = opts.json ? REPORT_JSON : REPORT_MARKDOWN;
 
-	if (dir_unit(argv + 1, argc - 1, "--unit", &o.unit, opts.unit != NULL, &on_unit) < 0 ||
-	    (opts.offcpu && dir_unit(&opts.offcpu, 1, "--offcpu-unit", &o.offcpu_unit,
-				     opts.offcpu_unit != NULL, &off_unit) < 0)) {
-		category_list_free(cats);
-		g_free(on_unit);
-		return FK_EXIT_FAILURE;
-	}
-
 	skips = skip_log_new();
-	status = read_input(&on, argv + 1, argc - 1, skips);
-	if (opts.offcpu && read_input(&off, &opts.offcpu, 1, skips) != FK_EXIT_OK)
+	status = read_input(&on, argv + 1, argc - 1, skips, &on_unit);
+	take_unit(argv[1], on_unit, "--unit", &o.unit, opts.unit != NULL);
+	if (opts.offcpu && read_input(&off, &opts.offcpu, 1, skips, &off_unit) != FK_EXIT_OK)
 		status = FK_EXIT_FAILURE;
+	take_unit(opts.offcpu, off_unit, "--offcpu-unit", &o.offcpu_unit,
+		  opts.offcpu_unit != NULL);
 	tool_report_skips(skips, opts.verbose);
 	if (plain.odd) {
 		tool_warn("%s:%" G_GUINT64_FORMAT ": a differential profile (two counts a line): "

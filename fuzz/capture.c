@@ -10,6 +10,8 @@
 #include "capture/outputs.h"
 #include "capture/perfcmd.h"
 #include "capture/proc.h"
+#include "core/outdir.h"
+#include "core/splitindex.h"
 
 #include <ftw.h>
 #include <glib.h>
@@ -48,17 +50,17 @@ static bool safe_file_name(const char *f)
 static void index_file(const char *s, size_t n)
 {
 	GError *err = NULL;
-	GPtrArray *e = fk_split_index_read(fuzz_file(s, n), &err);
+	struct fk_split_index *e = fk_split_index_parse(s, n, "index.tsv", FK_SPLIT_PROCESSES, &err);
 
 	FUZZ_CHECK(!e == !!err, "a result and an error, or neither");
-	for (guint i = 0; e && i < e->len; i++) {
-		struct fk_split_entry *x = g_ptr_array_index(e, i);
+	for (guint i = 0; e && i < e->rows->len; i++) {
+		struct fk_split_row *x = g_ptr_array_index(e->rows, i);
 
 		FUZZ_CHECK(x->pid > 0, "pid %d", x->pid);
+		FUZZ_CHECK(x->comm, "no comm");
 		FUZZ_CHECK(*x->file && !strchr(x->file, '/'), "file '%s' leaves the directory", x->file);
 	}
-	if (e)
-		g_ptr_array_unref(e);
+	fk_split_index_free(e);
 	g_clear_error(&err);
 }
 
@@ -71,13 +73,17 @@ static void split(const char *s, size_t n)
 	struct fk_folded_sum in, part;
 	fk_count sum = 0;
 	const char *path = fuzz_file(s, n);
+	struct fk_outdir *out;
 
 	FUZZ_CHECK(dir, "mkdtemp");
 	if (fk_folded_sum(path, NULL, &in, NULL) != 0)
 		in.total = -1;
-	if (fk_split_by_pid(path, dir, &unsplit, &err) == 0) {
-		char *idx = g_build_filename(dir, "index.tsv", NULL);
-		GPtrArray *e = fk_split_index_read(idx, NULL);
+	out = fk_outdir_create(dir, FK_OUTDIR_EXISTING, NULL);
+	FUZZ_CHECK(out, "cannot open %s", dir);
+	if (fk_split_by_pid(path, out, "ns", &unsplit, &err) == 0) {
+		struct fk_split_index *x = fk_split_index_read(dir, FK_SPLIT_PROCESSES |
+							       FK_SPLIT_NEED_INDEX, NULL);
+		GPtrArray *e = x ? x->rows : NULL;
 		GDir *d = g_dir_open(dir, 0, NULL);
 		const char *name;
 		guint files = 0;
@@ -91,7 +97,7 @@ static void split(const char *s, size_t n)
 				FUZZ_CHECK(safe_file_name(name) && g_str_has_suffix(name, ".folded"),
 					   "file name '%s'", name);
 				for (guint i = 0; i < e->len; i++)
-					listed |= strcmp(((struct fk_split_entry *)
+					listed |= strcmp(((struct fk_split_row *)
 							  g_ptr_array_index(e, i))->file, name) == 0;
 				FUZZ_CHECK(listed, "'%s' is not in index.tsv", name);
 				FUZZ_CHECK(fk_folded_sum(p, NULL, &part, NULL) == 0, "'%s' unreadable", name);
@@ -103,9 +109,10 @@ static void split(const char *s, size_t n)
 		g_dir_close(d);
 		FUZZ_CHECK(files == e->len, "%u files, %u in index.tsv", files, e->len);
 		FUZZ_CHECK(in.total < 0 || sum <= in.total, "the parts hold more than the whole");
-		g_ptr_array_unref(e);
-		g_free(idx);
+		FUZZ_CHECK(!x->unlisted[0], "'%s' is not in index.tsv", x->unlisted[0]);
+		fk_split_index_free(x);
 	}
+	fk_outdir_free(out);
 	g_clear_error(&err);
 	FUZZ_CHECK(nftw(dir, rm_one, 8, FTW_DEPTH | FTW_PHYS) == 0, "cannot remove %s", dir);
 }

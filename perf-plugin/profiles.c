@@ -1,10 +1,11 @@
 #include "profiles.h"
 
 #include "core/error.h"
-#include "core/textesc.h"
-#include "core/outfile.h"
+#include "core/outdir.h"
+#include "core/splitindex.h"
 
 #include <errno.h>
+#include <glib/gstdio.h>
 #include <string.h>
 
 #define UNKNOWN "[unknown]"
@@ -296,40 +297,72 @@ static int by_weight(const void *a, const void *b)
 	return x->pr->pid < y->pr->pid ? -1 : x->pr->pid > y->pr->pid;
 }
 
-static struct fk_outfile *open_in(const char *dir, const char *file, GError **err)
+/* "NAME-PID.folded" -> "NAME-PID.speedscope.json", what split='s
+ * speedscope files are named (exports.c) */
+static char *speedscope_name(const char *folded)
 {
-	char *path = g_build_filename(dir, file, NULL);
-	struct fk_outfile *o = fk_outfile_open(path, err);
+	size_t n = strlen(folded);
 
-	g_free(path);
-	return o;
+	if (n < strlen(".folded") || strcmp(folded + n - strlen(".folded"), ".folded") != 0)
+		return NULL;
+	return g_strdup_printf("%.*s.speedscope.json", (int)(n - strlen(".folded")), folded);
 }
 
-static void write_index(const struct profiles *p, FILE *f, GArray *rank, fk_count total,
-			const char *unit)
+/*
+ * The names in d that an earlier split= run wrote (its index.tsv, the
+ * files it lists, their speedscope files), to remove before this run's
+ * go in; NULL with *err set when d holds anything else, or an index.tsv
+ * that does not read: those files may be someone's, and are not touched.
+ */
+static GPtrArray *earlier_output(struct fk_outdir *d, GError **err)
 {
-	GString *cell = g_string_new(NULL), *more = g_string_new(NULL);
-	char buf[FK_COUNT_BUFSZ];
+	char **names = fk_outdir_list(d, err);
+	GHashTable *own = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	struct fk_split_index *x = NULL;
+	GPtrArray *old = NULL;
+	GError *e = NULL;
 
-	fprintf(f, "file\tcomm\tpid\tsamples\tshare\ttotal\tunit%s%s\n",
-		p->extra ? "\t" : "", p->extra ? p->extra_head : "");
-	for (guint i = 0; i < rank->len; i++) {
-		struct ranked *r = &g_array_index(rank, struct ranked, i);
-		const char *name = r->pr->name ? r->pr->name : UNKNOWN;
+	if (!names)
+		goto out;
+	if (names[0]) {
+		if (!(x = fk_split_index_readat(fk_outdir_fd(d), fk_outdir_path(d),
+						FK_SPLIT_NEED_INDEX, &e))) {
+			fk_error_at(err, FK_ERROR_IO, fk_outdir_path(d), 0, "refused: not empty, "
+				    "and not an earlier split= output (%s): name a new directory, "
+				    "or empty it", e->message);
+			g_error_free(e);
+			goto out;
+		}
+		g_hash_table_add(own, g_strdup("index.tsv"));
+		for (guint i = 0; i < x->rows->len; i++) {
+			const struct fk_split_row *r = g_ptr_array_index(x->rows, i);
+			char *ss = speedscope_name(r->file);
 
-		g_string_truncate(cell, 0);
-		fk_text_escape(cell, name, strlen(name), FK_ESC_BACKSLASH);
-		buf[fk_count_format(r->weight, buf)] = '\0';
-		g_string_truncate(more, 0);
-		if (p->extra)
-			p->extra(p->extra_data, r->pr->pid, more);
-		fprintf(f, "%s\t%s\t%d\t%" G_GUINT64_FORMAT "\t%.4f\t%s\t%s%s\n", r->file,
-			cell->str, r->pr->pid, r->pr->samples,
-			total ? fk_count_to_double(r->weight) / fk_count_to_double(total) : 0.0,
-			buf, unit, more->str);
+			g_hash_table_add(own, g_strdup(r->file));
+			if (ss)
+				g_hash_table_add(own, ss);
+		}
 	}
-	g_string_free(cell, TRUE);
-	g_string_free(more, TRUE);
+	old = g_ptr_array_new_with_free_func(g_free);
+	for (char **n = names; *n; n++) {
+		if (!g_hash_table_contains(own, *n)) {
+			fk_error_at(err, FK_ERROR_IO, fk_outdir_path(d), 0, "refused: it holds '%s', "
+				    "which is not part of an earlier split= output: name a new "
+				    "directory, or empty it", *n);
+			g_clear_pointer(&old, g_ptr_array_unref);
+			break;
+		}
+		/* the index first: no index ever lists a file that is gone */
+		if (strcmp(*n, "index.tsv") == 0)
+			g_ptr_array_insert(old, 0, g_strdup(*n));
+		else
+			g_ptr_array_add(old, g_strdup(*n));
+	}
+out:
+	fk_split_index_free(x);
+	g_hash_table_destroy(own);
+	g_strfreev(names);
+	return old;
 }
 
 int profiles_write_split(struct profiles *p, const char *dir, const char *unit,
@@ -339,14 +372,20 @@ int profiles_write_split(struct profiles *p, const char *dir, const char *unit,
 	gpointer v;
 	GArray *rank = g_array_new(FALSE, TRUE, sizeof(struct ranked));
 	struct fk_outfile *index = NULL;
-	fk_count total = 0;
+	struct fk_outdir *d;
+	GPtrArray *old = NULL;
+	struct fk_split_out *rows;
+	GPtrArray *more;
+	GString *text;
 	int rc = 0;
 
 	g_return_val_if_fail(p->per_process, -1);
 	*nfiles = 0;
-	if (g_mkdir_with_parents(dir, 0777) != 0) {
-		fk_error_at(err, FK_ERROR_IO, dir, 0, "cannot create directory: %s",
-			    g_strerror(errno));
+	/* made here, or an own directory holding an earlier run's output
+	 * (core/outdir.h): never one another user could plant links in */
+	if (!(d = fk_outdir_create(dir, FK_OUTDIR_EXISTING, err)) ||
+	    (!fk_outdir_made(d) && !(old = earlier_output(d, err)))) {
+		fk_outdir_free(d);
 		g_array_free(rank, TRUE);
 		return -1;
 	}
@@ -360,21 +399,39 @@ int profiles_write_split(struct profiles *p, const char *dir, const char *unit,
 		if (!r.pr->selected || !r.pr->samples || !r.pr->stacks)
 			continue;
 		r.file = profiles_file_name(r.pr->name, r.pr->pid);
-		r.out = open_in(dir, r.file, err);
+		r.out = fk_outdir_file(d, r.file, err);
 		path = g_build_filename(dir, r.file, NULL);
 		if (!r.out || write_table(t, fk_outfile_stream(r.out), path, p->rounded,
 					  &r.weight, err) != 0)
 			rc = -1;
 		g_free(path);
-		total += r.weight;
 		g_array_append_val(rank, r);
 	}
 	g_array_sort(rank, by_weight);
-	if (rc == 0 && (index = open_in(dir, "index.tsv", err)))
-		write_index(p, fk_outfile_stream(index), rank, total, unit);
+	rows = g_new0(struct fk_split_out, rank->len + 1);
+	more = g_ptr_array_new_with_free_func(g_free);
+	for (guint i = 0; i < rank->len; i++) {
+		struct ranked *r = &g_array_index(rank, struct ranked, i);
+		GString *cells = g_string_new(NULL);
+
+		if (p->extra)
+			p->extra(p->extra_data, r->pr->pid, cells);
+		g_ptr_array_add(more, g_string_free(cells, FALSE));
+		rows[i] = (struct fk_split_out){ .file = r->file,
+			.comm = r->pr->name ? r->pr->name : UNKNOWN, .pid = r->pr->pid,
+			.has_samples = true, .samples = r->pr->samples, .total = r->weight,
+			.more = g_ptr_array_index(more, i) };
+	}
+	text = g_string_new(NULL);
+	fk_split_index_format(text, rows, rank->len, unit, p->extra ? p->extra_head : NULL);
+	if (rc == 0 && (index = fk_outdir_file(d, "index.tsv", err)))
+		fwrite(text->str, 1, text->len, fk_outfile_stream(index));
 	else
 		rc = -1;
-	/* the profiles, then the index that lists them */
+	/* the earlier output goes (its index first), then the profiles
+	 * come, then the index that lists them */
+	for (guint i = 0; rc == 0 && old && i < old->len; i++)
+		rc = fk_outdir_unlink(d, g_ptr_array_index(old, i), err);
 	for (guint i = 0; i < rank->len; i++) {
 		struct ranked *r = &g_array_index(rank, struct ranked, i);
 
@@ -390,6 +447,14 @@ int profiles_write_split(struct profiles *p, const char *dir, const char *unit,
 		rc = fk_outfile_commit(index, err);
 	else
 		fk_outfile_abort(index);
+	if (rc != 0 && fk_outdir_made(d) && *nfiles == 0)
+		g_rmdir(dir);	/* (only if empty) */
+	g_string_free(text, TRUE);
+	g_ptr_array_unref(more);
+	g_free(rows);
+	if (old)
+		g_ptr_array_unref(old);
+	fk_outdir_free(d);
 	g_array_free(rank, TRUE);
 	return rc;
 }

@@ -30,9 +30,13 @@
  * comm with control characters, invalid UTF-8 and backslashes written as
  * "\xNN" and "\\" (core/textesc.h, FK_ESC_BACKSLASH); every line ends with
  * a newline.  samples counts samples (off-CPU: waits), total is the sum of
- * the counts written, in unit.  Every file is written through
- * core/outfile.h: all of them under temporary names first, then renamed into
- * place, so a failure leaves the directory as it was.
+ * the counts written, in unit (core/splitindex.h writes and reads it).
+ * DIR is a core/outdir.h directory: made here, or one of the caller's no
+ * other user may write to that is empty or holds an earlier split= output
+ * alone (its index.tsv, the files it lists, their .speedscope.json), which
+ * is replaced whole; anything else is refused.  Every file is a new name
+ * written under a temporary one first; the earlier output is removed
+ * only once all are written, so a failure before leaves it as it was.
  *
  * round_us: the counts are microseconds with fractions (off-CPU time);
  * profiles_finish() rounds each stack's total to a whole microsecond, and
@@ -107,8 +111,8 @@ int profiles_write(struct profiles *p, FILE *out, const char *name, GError **err
 /*
  * Writes DIR/NAME-PID.folded for every selected profile with stacks, and
  * DIR/index.tsv with unit (of the counts: "ns", "us", "switches"...) in
- * its last column; creates DIR if needed.  *nfiles gets the number of
- * profiles written.
+ * its last column; makes DIR, or takes it as above.  *nfiles gets the
+ * number of profiles written.
  */
 int profiles_write_split(struct profiles *p, const char *dir, const char *unit,
 			 size_t *nfiles, GError **err);

@@ -1,6 +1,8 @@
 #include "capture/child.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -47,16 +49,35 @@ struct fk_child *fk_child_spawn(const struct fk_spawn *how, GError **err)
 	struct fk_child *c;
 	GPid pid;
 	GSpawnFlags flags = G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_SEARCH_PATH;
+	char cwd[40];
+	int dir = -1;
+	gboolean ok;
 
 	g_return_val_if_fail(how->nfds <= (int)G_N_ELEMENTS(targets), NULL);
 	for (int i = 0; i < how->nfds; i++)
 		targets[i] = 3 + i;
 	if (how->in_fd < 0 && how->inherit_in)
 		flags |= G_SPAWN_CHILD_INHERITS_STDIN;
-	if (!g_spawn_async_with_pipes_and_fds(NULL, how->argv, NULL, flags, child_setup, &s,
+	/*
+	 * The child changes directory to /proc/self/fd/N, N a copy of cwd_fd
+	 * above the descriptors it maps (3 + nfds), so that it is still ours
+	 * however GLib orders its steps between fork and exec.
+	 */
+	if (how->cwd_fd > 2) {
+		if ((dir = fcntl(how->cwd_fd, F_DUPFD_CLOEXEC, 3 + G_N_ELEMENTS(targets))) < 0) {
+			g_set_error(err, G_SPAWN_ERROR, G_SPAWN_ERROR_CHDIR, "%s",
+				    g_strerror(errno));
+			return NULL;
+		}
+		snprintf(cwd, sizeof(cwd), "/proc/self/fd/%d", dir);
+	}
+	ok = g_spawn_async_with_pipes_and_fds(dir >= 0 ? cwd : NULL, how->argv, NULL, flags, child_setup, &s,
 					      how->in_fd, how->out_fd, how->err_fd,
 					      how->fds, targets, (gsize)how->nfds,
-					      &pid, NULL, NULL, NULL, err))
+					      &pid, NULL, NULL, NULL, err);
+	if (dir >= 0)
+		close(dir);
+	if (!ok)
 		return NULL;
 	c = g_new0(struct fk_child, 1);
 	c->pid = pid;

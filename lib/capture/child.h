@@ -31,6 +31,9 @@ struct fk_spawn {
 	const int *fds;			/* fds[i] becomes the child's fd 3 + i */
 	int nfds;
 	bool own_group;			/* setpgid(0, 0) */
+	int cwd_fd;			/* > 2: run in this directory, the
+					   descriptor's (no path looked up
+					   again); else in ours */
 };
 
 struct fk_child;

@@ -8,6 +8,8 @@
 #include "capture/child.h"
 #include "capture/outputs.h"
 #include "capture/session.h"
+#include "core/outdir.h"
+#include "core/splitindex.h"
 
 #include <glib.h>
 #include <stdarg.h>
@@ -24,7 +26,9 @@
 struct rec {
 	const char *what;	/* "on-CPU", "off-CPU" */
 	bool offcpu;
-	char *data, *log;
+	const char *data, *log;	/* names in the private directory */
+	bool failed;		/* perf died, or its recording could not be
+				   folded: this side's numbers are unknown */
 	struct fk_child *child;
 	int ctl, ack;		/* our ends of perf's control pipes, or -1 */
 	guint ack_src;
@@ -42,8 +46,10 @@ struct fold;
 
 struct session {
 	const struct fk_capture_cfg *cfg;
-	bool made_dir;
-	char *tmp;		/* DIR/.fp-record-XXXXXX */
+	struct fk_outdir *out;	/* DIR (core/outdir.h) */
+	struct fk_outdir *priv;	/* DIR/.fp-record-XXXXXX, mode 0700: the children
+				   run there, and write only there */
+	struct fk_outdir *sides[2];	/* DIR/on, DIR/off, once made */
 	char *version;		/* perf's */
 	char *fold2svg, *collapse, *report;
 	GHashTable *procs;	/* pid -> struct tracked */
@@ -81,10 +87,10 @@ GArray *cap_tracked_pids(struct session *s, bool selected_only, bool alive_only)
 bool cap_run_until(struct session *s, bool (*done)(struct session *), int timeout_ms);
 /* a g_timeout_add() callback that sets a bool */
 gboolean cap_on_flag(gpointer data);
-/* a file's text, or "" */
-char *cap_read_text(const char *path);
-/* a log file for a child, close-on-exec; -1 with *err set */
-int cap_open_log(const char *path, GError **err);
+/* the text of a file in the private directory, or "" */
+char *cap_read_text(struct session *s, const char *name);
+/* the path of a file in the private directory, for messages; g_free() */
+char *cap_priv_path(struct session *s, const char *name);
 
 /* ---- record.c: perf record and the window ---- */
 
@@ -101,8 +107,12 @@ bool cap_recs_acked(struct session *s);
 
 /* ---- write.c: folding and the files ---- */
 
-int cap_fold_all(struct session *s, GPtrArray **on, GPtrArray **off, GError **err);
-void cap_build_rows(struct session *s, GPtrArray *on, GPtrArray *off);
+/* x[0], dirs[0] on-CPU, [1] off-CPU: each side's index and split
+ * directory, NULL when it has none (r->failed says whether that failed) */
+int cap_fold_all(struct session *s, struct fk_split_index **x, struct fk_outdir **dirs,
+		 GError **err);
+void cap_build_rows(struct session *s, struct fk_split_index *const *x,
+		    struct fk_outdir *const *dirs);
 void cap_draw_all(struct session *s);
 void cap_judge_rows(struct session *s);
 bool cap_captured(const struct fk_out_row *r);

@@ -4,6 +4,7 @@
 #include "core/folded.h"
 #include "core/foldtable.h"
 #include "core/skiplog.h"
+#include "core/splitindex.h"
 #include "core/textesc.h"
 
 #include <errno.h>
@@ -24,122 +25,6 @@ char *fk_out_stem(const char *comm, int pid)
 	return g_string_free(s, FALSE);
 }
 
-static void split_entry_free(gpointer p)
-{
-	struct fk_split_entry *e = p;
-
-	g_free(e->file);
-	g_free(e->comm);
-	g_free(e->unit);
-	g_free(e);
-}
-
-/* undoes core/textesc.h's escaping with FK_ESC_BACKSLASH: \xNN and \\ */
-static char *unescape_cell(const char *s)
-{
-	GString *out = g_string_new(NULL);
-
-	while (*s) {
-		if (s[0] == '\\' && s[1] == '\\') {
-			g_string_append_c(out, '\\');
-			s += 2;
-		} else if (s[0] == '\\' && s[1] == 'x' && g_ascii_isxdigit(s[2]) &&
-			   g_ascii_isxdigit(s[3])) {
-			g_string_append_c(out, (char)(g_ascii_xdigit_value(s[2]) << 4 |
-						      g_ascii_xdigit_value(s[3])));
-			s += 4;
-		} else {
-			g_string_append_c(out, *s++);
-		}
-	}
-	return g_string_free(out, FALSE);
-}
-
-static int column(char **cells, const char *name)
-{
-	for (int i = 0; cells[i]; i++)
-		if (strcmp(cells[i], name) == 0)
-			return i;
-	return -1;
-}
-
-GPtrArray *fk_split_index_read(const char *path, GError **err)
-{
-	char *text = NULL, **lines, **head;
-	GError *e = NULL;
-	GPtrArray *out;
-	gsize len = 0;
-	int cf, cc, cp, cu, ct, ncols;
-
-	if (!g_file_get_contents(path, &text, &len, &e)) {
-		fk_error_at(err, FK_ERROR_IO, path, 0, "cannot read: %s", e->message);
-		g_error_free(e);
-		return NULL;
-	}
-	if (len == 0 || memchr(text, '\0', len)) {
-		fk_error_at(err, FK_ERROR_PARSE, path, 0, len ? "NUL byte: not an index" : "empty");
-		g_free(text);
-		return NULL;
-	}
-	lines = g_strsplit(text, "\n", -1);
-	g_free(text);
-	head = g_strsplit(lines[0], "\t", -1);
-	cf = column(head, "file");
-	cc = column(head, "comm");
-	cp = column(head, "pid");
-	cu = column(head, "unit");
-	ct = column(head, "total");
-	ncols = (int)g_strv_length(head);
-	g_strfreev(head);
-	if (cf < 0 || cc < 0 || cp < 0) {
-		fk_error_at(err, FK_ERROR_PARSE, path, 1,
-			    "no file, comm and pid columns in the header");
-		g_strfreev(lines);
-		return NULL;
-	}
-	out = g_ptr_array_new_with_free_func(split_entry_free);
-	for (int i = 1; lines[i]; i++) {
-		char **cells, *end;
-		struct fk_split_entry *en;
-		long pid;
-
-		if (!*lines[i])
-			continue;
-		cells = g_strsplit(lines[i], "\t", -1);
-		errno = 0;
-		pid = (int)g_strv_length(cells) >= ncols ? strtol(cells[cp], &end, 10) : -1;
-		if (pid <= 0 || errno || *end || strchr(cells[cf], '/') || !*cells[cf]) {
-			fk_error_at(err, FK_ERROR_PARSE, path, (uint64_t)i + 1,
-				    "not a process line (file, comm, pid)");
-			g_strfreev(cells);
-			g_strfreev(lines);
-			g_ptr_array_unref(out);
-			return NULL;
-		}
-		en = g_new0(struct fk_split_entry, 1);
-		en->file = g_strdup(cells[cf]);
-		/* a plugin that says its unit escapes names (core/textesc.h);
-		 * an older one wrote them raw, tabs and line breaks as blanks */
-		en->comm = cu >= 0 ? unescape_cell(cells[cc]) : g_strdup(cells[cc]);
-		en->pid = (int)pid;
-		g_ptr_array_add(out, en);
-		if (cu >= 0)
-			en->unit = g_strdup(cells[cu]);
-		if (ct >= 0 && fk_count_parse(cells[ct], strlen(cells[ct]), &en->total) != FK_COUNT_OK) {
-			fk_error_at(err, FK_ERROR_PARSE, path, (uint64_t)i + 1,
-				    "total '%s' is not a count", cells[ct]);
-			g_strfreev(cells);
-			g_strfreev(lines);
-			g_ptr_array_unref(out);
-			return NULL;
-		}
-		en->has_total = ct >= 0;
-		g_strfreev(cells);
-	}
-	g_strfreev(lines);
-	return out;
-}
-
 struct split_proc {
 	struct fold_table *t;
 	char *comm;
@@ -154,27 +39,6 @@ static void split_proc_free(gpointer p)
 	g_free(sp);
 }
 
-static int write_table(const struct fold_table *t, const char *path, GError **err)
-{
-	FILE *f = fopen(path, "w");
-	GError *e = NULL;
-	int rc;
-
-	if (!f) {
-		fk_error_at(err, FK_ERROR_IO, path, 0, "cannot create: %s", g_strerror(errno));
-		return -1;
-	}
-	rc = fold_table_write(t, f, 1, &e);
-	if (fclose(f) != 0 && rc == 0) {
-		fk_error_at(err, FK_ERROR_IO, path, 0, "write error: %s", g_strerror(errno));
-		rc = -1;
-	} else if (rc != 0) {
-		fk_error_at(err, FK_ERROR_IO, path, 0, "write error: %s", e->message);
-	}
-	g_clear_error(&e);
-	return rc;
-}
-
 static int by_pid_key(const void *a, const void *b)
 {
 	int x = GPOINTER_TO_INT(*(const gpointer *)a), y = GPOINTER_TO_INT(*(const gpointer *)b);
@@ -182,48 +46,61 @@ static int by_pid_key(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static int write_split(GHashTable *procs, const char *dir, GError **err)
+/* the profiles by pid into dir, each NAME-PID.folded, and their index */
+static int write_split(GHashTable *procs, struct fk_outdir *dir, const char *unit, GError **err)
 {
 	GList *keys = g_hash_table_get_keys(procs);
 	GPtrArray *pids = g_ptr_array_new();
-	GString *idx = g_string_new("file\tcomm\tpid\n");
-	char *path;
+	struct fk_split_out *rows;
+	GString *idx = g_string_new(NULL);
+	struct fk_outfile *o;
 	int rc = 0;
 
 	for (GList *k = keys; k; k = k->next)
 		g_ptr_array_add(pids, k->data);
 	g_list_free(keys);
 	g_ptr_array_sort(pids, by_pid_key);
+	rows = g_new0(struct fk_split_out, pids->len + 1);
 	for (guint i = 0; i < pids->len && rc == 0; i++) {
 		int pid = GPOINTER_TO_INT(g_ptr_array_index(pids, i));
 		struct split_proc *sp = g_hash_table_lookup(procs, GINT_TO_POINTER(pid));
 		char *stem = fk_out_stem(sp->comm, pid);
+		GError *e = NULL;
 
-		path = g_strdup_printf("%s/%s.folded", dir, stem);
-		rc = write_table(sp->t, path, err);
-		g_string_append_printf(idx, "%s.folded\t", stem);
-		fk_text_escape(idx, sp->comm, strlen(sp->comm), FK_ESC_BACKSLASH);
-		g_string_append_printf(idx, "\t%d\n", pid);
-		g_free(path);
+		rows[i] = (struct fk_split_out){ .file = g_strconcat(stem, ".folded", NULL),
+						 .comm = sp->comm, .pid = pid,
+						 .total = fold_table_total(sp->t, 0) };
+		if (!(o = fk_outdir_file(dir, rows[i].file, err))) {
+			rc = -1;
+		} else if (fold_table_write(sp->t, fk_outfile_stream(o), 1, &e) != 0) {
+			fk_outfile_abort(o);
+			fk_error_at(err, FK_ERROR_IO, fk_outdir_path(dir), 0, "%s: write error: %s",
+				    rows[i].file, e->message);
+			g_error_free(e);
+			rc = -1;
+		} else {
+			rc = fk_outfile_commit(o, err);
+		}
 		g_free(stem);
 	}
 	if (rc == 0) {
-		GError *e = NULL;
-
-		path = g_strdup_printf("%s/index.tsv", dir);
-		if (!g_file_set_contents(path, idx->str, (gssize)idx->len, &e)) {
-			fk_error_at(err, FK_ERROR_IO, path, 0, "cannot write: %s", e->message);
-			g_error_free(e);
+		fk_split_index_format(idx, rows, pids->len, unit, NULL);
+		if (!(o = fk_outdir_file(dir, "index.tsv", err)))
 			rc = -1;
-		}
-		g_free(path);
+		else	/* the commit checks the stream's errors */
+			rc = (fwrite(idx->str, 1, idx->len, fk_outfile_stream(o)),
+			      fk_outfile_commit(o, err));
 	}
+	for (guint i = 0; i < pids->len; i++)
+		g_free((char *)rows[i].file);
+	g_free(rows);
 	g_string_free(idx, TRUE);
 	g_ptr_array_unref(pids);
 	return rc;
 }
 
-int fk_split_by_pid(const char *in, const char *dir, uint64_t *unsplit, GError **err)
+int fk_split_by_pid(const char *in, struct fk_outdir *dir, const char *unit, uint64_t *unsplit,
+		    GError **err)
 {
 	struct skip_log *skips = skip_log_new();
 	struct folded_reader *fr = folded_reader_open(in, skips, err);
@@ -285,7 +162,7 @@ int fk_split_by_pid(const char *in, const char *dir, uint64_t *unsplit, GError *
 	skip_log_free(skips);
 	g_string_free(stack, TRUE);
 	if (rc == 0)
-		rc = write_split(procs, dir, err);
+		rc = write_split(procs, dir, unit, err);
 	g_hash_table_destroy(procs);
 	return rc < 0 ? -1 : 0;
 }

@@ -2,13 +2,13 @@
  * outputs.h - what fp-record writes, and the folded files it reads back:
  *
  *	DIR/on/<comm>-<pid>.folded, .svg	on-CPU, counts in ns
+ *	DIR/on/index.tsv			its files (core/splitindex.h)
  *	DIR/off/<comm>-<pid>.folded, .svg	off-CPU, counts in us
+ *	DIR/off/index.tsv
  *	DIR/index.tsv				one row per process
  *	DIR/report.md				the capture, and fold-report's findings
  *
  *	char *stem = fk_out_stem("tt_media_server", 4242);  // "tt_media_server-4242"
- *	GPtrArray *idx = fk_split_index_read("tmp/on/index.tsv", &err);
- *	// struct fk_split_entry *: the plugin's file, comm and pid per process
  *	struct fk_folded_sum s;
  *	fk_folded_sum("DIR/on/x-1.folded", NULL, &s, &err);  // the total
  *
@@ -26,6 +26,7 @@
 #define FOLDKIT_CAPTURE_OUTPUTS_H
 
 #include "core/count.h"
+#include "core/outdir.h"
 
 #include <glib.h>
 #include <stdbool.h>
@@ -38,38 +39,18 @@
  */
 char *fk_out_stem(const char *comm, int pid);
 
-/* One process of a split directory's index.tsv (the plugin's). */
-struct fk_split_entry {
-	char *file;		/* the folded file, relative to the directory */
-	char *comm;
-	int pid;
-	char *unit;		/* the counts' unit ("ns", "us"), or NULL */
-	bool has_total;
-	fk_count total;		/* the sum of the file's counts, if has_total */
-};
-
-/*
- * Reads a split directory's index.tsv: the columns named file, comm and
- * pid are found by the header, and unit and total when there (the plugin
- * writes them since it says its units), so other columns do not matter.
- * An index with a unit column escapes comm as core/textesc.h does with
- * FK_ESC_BACKSLASH (\xNN, \\), which is undone; without one, comm
- * is taken as it is (an older plugin wrote it raw).  Returns
- * an array of struct fk_split_entry * (g_ptr_array_unref() frees it), or
- * NULL with *err naming the file and line.
- */
-GPtrArray *fk_split_index_read(const char *path, GError **err);
-
 /*
  * Splits a folded profile whose root frames are "comm-PID" (fp-collapse
  * --pid) into dir/<comm>-<pid>.folded, one per pid, the root frame
  * becoming "comm" as in the plugin's split files, and writes
- * dir/index.tsv as the plugin does (file, comm, pid).  Blanks and a
- * leading '#' in comm become '_', as the collapser makes them.  A stack
- * whose root has no "-PID", and a differential line, are counted in
- * *unsplit and left out.
+ * dir/index.tsv as the plugin does (core/splitindex.h; samples unknown,
+ * counts in unit), every file new (core/outdir.h).  Blanks and a leading
+ * '#' in comm become '_', as the collapser makes them.  A stack whose root
+ * has no "-PID", and a differential line, are counted in *unsplit and left
+ * out.
  */
-int fk_split_by_pid(const char *in, const char *dir, uint64_t *unsplit, GError **err);
+int fk_split_by_pid(const char *in, struct fk_outdir *dir, const char *unit, uint64_t *unsplit,
+		    GError **err);
 
 struct fk_folded_sum {
 	fk_count total;
@@ -94,6 +75,8 @@ struct fk_out_row {
 	char *exe;			/* NULL: unknown */
 	bool on, off;			/* recorded */
 	struct fk_folded_sum on_sum, off_sum;
+	bool on_has_samples, off_has_samples;	/* the plugin counted them */
+	uint64_t on_samples, off_samples;
 	char *on_folded, *off_folded;	/* relative to DIR; NULL: none */
 	char *on_svg, *off_svg;
 	double exited;			/* seconds into the window, or < 0 */

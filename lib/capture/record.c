@@ -105,9 +105,13 @@ static int rec_start(struct session *s, struct rec *r, char **argv, GError **err
 {
 	int ctl[2], ack[2], fds[2], log;
 	struct fk_spawn how = { .argv = (const char *const *)argv, .in_fd = -1,
-				.fds = fds, .nfds = 2, .own_group = true };
+				.fds = fds, .nfds = 2, .own_group = true,
+				.cwd_fd = fk_outdir_fd(s->priv) };
 
-	if ((log = cap_open_log(r->log, err)) < 0)
+	/* a second attempt (see cap_start_recording()) starts afresh */
+	fk_outdir_unlink(s->priv, r->log, NULL);
+	fk_outdir_unlink(s->priv, r->data, NULL);
+	if ((log = fk_outdir_new_fd(s->priv, r->log, err)) < 0)
 		return -1;
 	if (!g_unix_open_pipe(ctl, FD_CLOEXEC, err)) {
 		close(log);
@@ -151,18 +155,27 @@ static bool rec_running(const struct rec *r)
 	return r->child && !fk_child_exited(r->child);
 }
 
-char *cap_read_text(const char *path)
+char *cap_read_text(struct session *s, const char *name)
 {
-	char *text = NULL;
+	char *path = cap_priv_path(s, name), *text = NULL;
 
-	if (g_file_get_contents(path, &text, NULL, NULL))
-		return text;
-	return g_strdup("");
+	if (!g_file_get_contents(path, &text, NULL, NULL))
+		text = g_strdup("");
+	g_free(path);
+	return text;
+}
+
+/* whether the private directory holds name */
+static bool priv_has(struct session *s, const char *name)
+{
+	struct stat sb;
+
+	return fstatat(fk_outdir_fd(s->priv), name, &sb, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
 static char *rec_failure(struct session *s, const struct rec *r)
 {
-	char *log = cap_read_text(r->log), *p = NULL, *msg;
+	char *log = cap_read_text(s, r->log), *p = NULL, *msg;
 	struct fk_perf_context ctx = {
 		.offcpu = r->offcpu, .root = geteuid() == 0, .paranoid = INT_MIN,
 		.version = s->version,
@@ -454,9 +467,10 @@ void cap_run_window(struct session *s)
 
 static void say_size(struct session *s, const struct rec *r)
 {
-	char *log = cap_read_text(r->log), *p = strstr(log, " samples) ]"), *q, **lines;
-	GStatBuf st;
-	double mb = g_stat(r->data, &st) == 0 ? (double)st.st_size / 1e6 : 0;
+	char *log = cap_read_text(s, r->log), *p = strstr(log, " samples) ]"), *q, **lines;
+	struct stat st;
+	double mb = fstatat(fk_outdir_fd(s->priv), r->data, &st, AT_SYMLINK_NOFOLLOW) == 0
+		? (double)st.st_size / 1e6 : 0;
 
 	/* perf: "[ perf record: Captured and wrote 0.015 MB on.data (147 samples) ]" */
 	for (q = p; q && q > log && g_ascii_isdigit(q[-1]); q--)
@@ -504,18 +518,18 @@ void cap_stop_recording(struct session *s)
 			g_free(why);
 			g_free(msg);
 		}
-		if (g_file_test(r->data, G_FILE_TEST_EXISTS))
+		if (priv_has(s, r->data))
 			say_size(s, r);
 	}
 }
 
 void cap_rec_init(struct session *s, struct rec *r, bool offcpu)
 {
-	const char *name = offcpu ? "off.data" : "on.data";
-
 	r->what = offcpu ? "off-CPU" : "on-CPU";
 	r->offcpu = offcpu;
 	r->ctl = r->ack = -1;
-	r->data = g_build_filename(s->cfg->keep_data ? s->cfg->dir : s->tmp, name, NULL);
-	r->log = g_build_filename(s->tmp, offcpu ? "record-off.log" : "record-on.log", NULL);
+	/* in the private directory, perf's working directory; kept ones
+	 * are moved to DIR at the end */
+	r->data = offcpu ? "off.data" : "on.data";
+	r->log = offcpu ? "record-off.log" : "record-on.log";
 }

@@ -112,11 +112,19 @@ char *fk_capture_find_tool(const char *bindir, const char *name)
 {
 	char *p = bindir ? g_build_filename(bindir, name, NULL) : NULL;
 
+	char *found;
+
 	if (p && g_file_test(p, G_FILE_TEST_IS_EXECUTABLE) &&
 	    !g_file_test(p, G_FILE_TEST_IS_DIR))
 		return p;
 	g_free(p);
-	return g_find_program_in_path(name);
+	/* the tools run in the private directory: a path from "." in PATH
+	 * must not be relative */
+	if (!(p = g_find_program_in_path(name)))
+		return NULL;
+	found = g_canonicalize_filename(p, NULL);
+	g_free(p);
+	return found;
 }
 
 char *fk_capture_find_plugin(const char *given, const char *bindir, const char *installed)
@@ -126,7 +134,8 @@ char *fk_capture_find_plugin(const char *given, const char *bindir, const char *
 		g_build_filename(bindir, "..", "libexec", "perf-core", "dlfilters", "foldkit.so", NULL),
 		g_build_filename(installed, "foldkit.so", NULL),
 	};
-	char *found = given ? g_strdup(given) : NULL;
+	/* perf runs in the capture's private directory: never a relative path */
+	char *found = given ? g_canonicalize_filename(given, NULL) : NULL;
 
 	for (size_t i = 0; i < G_N_ELEMENTS(tries); i++) {
 		if (!found && g_file_test(tries[i], G_FILE_TEST_IS_REGULAR))
@@ -187,68 +196,26 @@ static int check_tools(struct session *s, GError **err)
 
 /* ---- the output directory ---- */
 
+/*
+ * DIR is made here (core/outdir.h: an existing one must be the caller's,
+ * writable by no other user, and empty), and in it a private directory,
+ * mode 0700, where the children run and write: perf's recordings and
+ * logs, the plugin's split files.  Everything fp-record puts in DIR is a
+ * new name made relative to DIR's descriptor, and no other user can
+ * enter the private directory, so no name anyone planted is followed.
+ */
 static int make_dir(struct session *s, GError **err)
 {
-	const char *dir = s->cfg->dir;
-	GDir *d;
-
-	if (g_file_test(dir, G_FILE_TEST_EXISTS)) {
-		bool empty;
-
-		if (!(d = g_dir_open(dir, 0, NULL))) {
-			fk_error_at(err, FK_ERROR_IO, dir, 0, "not a directory one can write to");
-			return -1;
-		}
-		empty = g_dir_read_name(d) == NULL;
-		g_dir_close(d);
-		if (!empty) {
-			fk_error_at(err, FK_ERROR_IO, dir, 0,
-				    "not empty: name a new directory with -o DIR");
-			return -1;
-		}
-	} else if (g_mkdir_with_parents(dir, 0777) != 0) {
-		fk_error_at(err, FK_ERROR_IO, dir, 0, "cannot create: %s", g_strerror(errno));
+	if (!(s->out = fk_outdir_create(s->cfg->dir, 0, err)))
 		return -1;
-	} else {
-		s->made_dir = true;
-	}
-	s->tmp = g_build_filename(dir, ".fp-record-XXXXXX", NULL);
-	if (!g_mkdtemp(s->tmp)) {
-		fk_error_at(err, FK_ERROR_IO, s->tmp, 0, "cannot create: %s", g_strerror(errno));
-		g_clear_pointer(&s->tmp, g_free);
+	if (!(s->priv = fk_outdir_mkdtemp(s->out, ".fp-record-", err)))
 		return -1;
-	}
 	return 0;
 }
 
-static void rm_tree(const char *path)
+char *cap_priv_path(struct session *s, const char *name)
 {
-	GDir *d = g_dir_open(path, 0, NULL);
-	const char *name;
-
-	if (d) {
-		while ((name = g_dir_read_name(d))) {
-			char *p = g_build_filename(path, name, NULL);
-
-			if (g_file_test(p, G_FILE_TEST_IS_DIR) &&
-			    !g_file_test(p, G_FILE_TEST_IS_SYMLINK))
-				rm_tree(p);
-			else
-				g_unlink(p);
-			g_free(p);
-		}
-		g_dir_close(d);
-	}
-	g_rmdir(path);
-}
-
-int cap_open_log(const char *path, GError **err)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-
-	if (fd < 0)
-		fk_error_at(err, FK_ERROR_IO, path, 0, "cannot create: %s", g_strerror(errno));
-	return fd;
+	return g_build_filename(fk_outdir_path(s->priv), name, NULL);
 }
 
 /* ---- choosing the processes ---- */
@@ -378,7 +345,7 @@ static int start_load(struct session *s, GError **err)
 	char *log = g_build_filename(c->dir, "load.log", NULL);
 	const char *argv[] = { "/bin/sh", "-c", c->load, NULL };
 	struct fk_spawn how = { .argv = argv, .in_fd = -1, .own_group = true };
-	int fd = cap_open_log(log, err);
+	int fd = fk_outdir_new_fd(s->out, "load.log", err);
 
 	if (fd < 0) {
 		g_free(log);
@@ -526,19 +493,18 @@ static void cleanup(struct session *s, bool failed)
 		if (rs[i]->child)
 			fk_child_end(rs[i]->child, SIGINT, STOP_MS);
 		cap_rec_kill(rs[i]);
-		if (failed && rs[i]->data)
-			g_unlink(rs[i]->data);
-		g_free(rs[i]->data);
-		g_free(rs[i]->log);
 	}
 	fk_child_free(s->load);
 	fk_child_free(s->cmd);
-	if (s->tmp)
-		rm_tree(s->tmp);
-	/* a directory made for nothing goes too (g_rmdir() keeps a full one) */
-	if (failed && s->made_dir)
+	if (s->priv)
+		fk_outdir_remove_tree(s->out, fk_outdir_name(s->priv));
+	fk_outdir_free(s->priv);
+	for (int i = 0; i < 2; i++)
+		fk_outdir_free(s->sides[i]);
+	/* a directory made for nothing goes too (rmdir() keeps a full one) */
+	if (failed && s->out && fk_outdir_made(s->out))
 		g_rmdir(s->cfg->dir);
-	g_free(s->tmp);
+	fk_outdir_free(s->out);
 	g_free(s->version);
 	g_free(s->shell_exe);
 	g_free(s->fold2svg);
@@ -565,7 +531,8 @@ int fk_capture_run(const struct fk_capture_cfg *cfg, struct fk_capture_result *r
 	};
 	guint sig[3];
 	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
-	GPtrArray *on = NULL, *off = NULL;
+	struct fk_split_index *x[2] = { NULL, NULL };
+	struct fk_outdir *splits[2] = { NULL, NULL };
 	bool any = false;
 	int rc = -1;
 
@@ -600,9 +567,9 @@ int fk_capture_run(const struct fk_capture_cfg *cfg, struct fk_capture_result *r
 		cap_say(&s, "the window ended after %.2f s: %s", (double)(s.t1 - s.t0) / 1e6, s.ended);
 	cap_stop_recording(&s);
 	end_helpers(&s);
-	if (cap_fold_all(&s, &on, &off, err) != 0)
+	if (cap_fold_all(&s, x, splits, err) != 0)
 		goto out;
-	cap_build_rows(&s, on, off);
+	cap_build_rows(&s, x, splits);
 	cap_draw_all(&s);
 	cap_judge_rows(&s);
 	for (guint i = 0; i < s.rows->len; i++)
@@ -618,10 +585,10 @@ int fk_capture_run(const struct fk_capture_cfg *cfg, struct fk_capture_result *r
 	}
 	rc = 0;
 out:
-	if (on)
-		g_ptr_array_unref(on);
-	if (off)
-		g_ptr_array_unref(off);
+	for (int i = 0; i < 2; i++) {
+		fk_split_index_free(x[i]);
+		fk_outdir_free(splits[i]);
+	}
 	for (int i = 0; i < 3; i++)
 		g_source_remove(sig[i]);
 	/* outputs written stay; nothing else does */

@@ -16,8 +16,10 @@
  *
  * The steps (each says what it does through say()):
  *  1. perf is there and runs; the plugin (and fp-collapse for DWARF) too.
- *  2. DIR is created (it must not exist, or be empty), with a private
- *     temporary directory inside it.
+ *  2. DIR is made (core/outdir.h: an existing one must be the caller's,
+ *     writable by no other user, and empty), with a private directory
+ *     inside it (mode 0700) where perf and the plugin run and write.
+ *     Every file put in DIR is a new name made at DIR's descriptor.
  *  3. The processes are chosen (proc.h); none is an error that lists the
  *     near misses.  With a load command, it is started in its own process
  *     group (output to DIR/load.log), the warmup waited out, and the choice
@@ -32,8 +34,8 @@
  *  5. Both are disabled and stopped; the load and the command are ended.
  *  6. Each recording is folded by the plugin into one profile per process
  *     (for DWARF stacks, perf script | fp-collapse --pid), moved to
- *     DIR/on and DIR/off, drawn with fold2svg, and summed into index.tsv
- *     and report.md (with fold-report's findings when it is installed).
+ *     DIR/on and DIR/off (each with its index.tsv, core/splitindex.h),
+ *     drawn with fold2svg, and summed into index.tsv and report.md (with fold-report's findings when it is installed).
  *     Idle processes, processes gone early and profiles made mostly of
  *     [unknown] frames are reported with what to do.
  * Whatever happens, no perf, load or command process and no temporary

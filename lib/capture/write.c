@@ -27,8 +27,9 @@
 struct fold {
 	const char *what;
 	bool offcpu;
-	char *dir, *log;	/* the split directory, the log */
-	char *folded;		/* DWARF: fp-collapse's whole output */
+	const char *dir, *log;	/* the split directory, the log: names in the
+				   private directory */
+	const char *folded;	/* DWARF: fp-collapse's whole output, or NULL */
 	struct fk_child *a, *b;	/* perf script [| fp-collapse] */
 };
 
@@ -46,13 +47,15 @@ static bool folds_done(struct session *s)
 static int fold_start(struct session *s, struct fold *f, const struct rec *r, GError **err)
 {
 	const struct fk_capture_cfg *c = s->cfg;
-	int log = cap_open_log(f->log, err);
-	struct fk_spawn how = { .in_fd = -1, .err_fd = log, .own_group = true };
+	int log = fk_outdir_new_fd(s->priv, f->log, err);
+	struct fk_spawn how = { .in_fd = -1, .err_fd = log, .own_group = true,
+				.cwd_fd = fk_outdir_fd(s->priv) };
 	char **argv;
 
 	if (log < 0)
 		return -1;
 	if (r->offcpu || c->cg == FK_CG_FP) {
+		/* the plugin makes f->dir in the private directory */
 		argv = fk_perf_fold(c->perf, r->data, c->plugin, r->offcpu, f->dir);
 		how.argv = (const char *const *)argv;
 		how.out_fd = log;
@@ -61,7 +64,7 @@ static int fold_start(struct session *s, struct fold *f, const struct rec *r, GE
 	} else {
 		/* perf gives a dlfilter only part of a DWARF stack */
 		const char *collapse[] = { s->collapse, "--pid", NULL };
-		int p[2], out = cap_open_log(f->folded, err);
+		int p[2], out = fk_outdir_new_fd(s->priv, f->folded, err);
 
 		if (out >= 0 && g_unix_open_pipe(p, FD_CLOEXEC, err)) {
 			argv = fk_perf_script(c->perf, r->data);
@@ -89,85 +92,104 @@ static void fold_free(struct fold *f)
 		return;
 	fk_child_free(f->a);
 	fk_child_free(f->b);
-	g_free(f->dir);
-	g_free(f->log);
-	g_free(f->folded);
 	g_free(f);
 }
 
-/* the index of a finished fold, or NULL after saying why there is none */
-static GPtrArray *fold_result(struct session *s, struct fold *f)
+/* splits fp-collapse --pid's output into f->dir as the plugin would */
+static bool split_dwarf(struct session *s, struct fold *f)
 {
-	char *idx = g_build_filename(f->dir, "index.tsv", NULL);
-	GPtrArray *entries = NULL;
+	char *in = cap_priv_path(s, f->folded);
+	struct fk_outdir *dir = fk_outdir_mkdir(s->priv, f->dir, NULL);
+	uint64_t unsplit = 0;
+	GError *e = NULL;
+	bool ok = dir && fk_split_by_pid(in, dir, FK_ON_UNIT, &unsplit, &e) == 0;
+
+	if (!ok) {
+		cap_warn(s, "%s: %s", f->what, e ? e->message : "cannot make the split directory");
+		g_clear_error(&e);
+	} else if (unsplit) {
+		cap_warn(s, "%s: %" G_GUINT64_FORMAT " stacks without a process id left out",
+			 f->what, unsplit);
+	}
+	fk_outdir_free(dir);
+	g_free(in);
+	return ok;
+}
+
+/*
+ * The index of a finished fold (core/splitindex.h) in *x, with *dir its
+ * directory: 0.  When there is none, both are NULL: 0 when the recording
+ * held nothing to fold, -1 (after a warning) when folding failed.
+ */
+static int fold_result(struct session *s, struct fold *f, struct fk_split_index **x,
+		       struct fk_outdir **dir)
+{
+	int rc = 0;
 	GError *e = NULL;
 	bool ok = fk_child_ok(f->a, 0) && (!f->b || fk_child_ok(f->b, 0));
 
-	if (ok && f->folded) {
-		uint64_t unsplit = 0;
-
-		if (fk_split_by_pid(f->folded, f->dir, &unsplit, &e) != 0) {
-			cap_warn(s, "%s: %s", f->what, e->message);
+	*x = NULL;
+	*dir = NULL;
+	if (ok && f->folded)
+		ok = split_dwarf(s, f);
+	if (ok && (*dir = fk_outdir_open(s->priv, f->dir, NULL))) {
+		*x = fk_split_index_readat(fk_outdir_fd(*dir), fk_outdir_path(*dir),
+					   FK_SPLIT_PROCESSES | FK_SPLIT_NEED_INDEX, &e);
+		if (!*x) {
+			cap_warn(s, "folding the %s recording failed: %s", f->what, e->message);
 			g_clear_error(&e);
-			ok = false;
-		} else if (unsplit) {
-			cap_warn(s, "%s: %" G_GUINT64_FORMAT " stacks without a process id left out",
-			     f->what, unsplit);
-		}
-	}
-	if (g_file_test(idx, G_FILE_TEST_EXISTS) && ok) {
-		if (!(entries = fk_split_index_read(idx, &e))) {
-			cap_warn(s, "%s: %s", f->what, e->message);
-			g_clear_error(&e);
+			rc = -1;
 		}
 	} else {
-		char *log = cap_read_text(f->log), **lines = g_strsplit(log, "\n", -1), *why = NULL;
+		char *log = cap_read_text(s, f->log), **lines = g_strsplit(log, "\n", -1), *why = NULL;
 
 		/* the plugin's "foldkit: no sched:sched_switch samples...",
 		 * "... holds no samples ...": nothing to fold is no failure */
-		for (char **l = lines; *l && !why; l++)
+		for (char **l = lines; ok && *l && !why; l++)
 			if (g_str_has_prefix(*l, "foldkit: no ") || strstr(*l, " no samples"))
 				why = g_strdup(g_strstrip(*l));
 		if (why) {
 			cap_say(s, "%s: no samples (%s)", f->what, why);
-			entries = g_ptr_array_new();
 		} else {
 			for (char **l = lines; *l && !why; l++)
 				if (**l)
 					why = g_strdup(g_strstrip(*l));
 			cap_warn(s, "folding the %s recording failed: %s", f->what,
 			     why ? why : "(no message)");
+			rc = -1;
 		}
 		g_free(why);
 		g_strfreev(lines);
 		g_free(log);
 	}
-	g_free(idx);
-	return entries;
+	if (!*x)
+		g_clear_pointer(dir, fk_outdir_free);
+	return rc;
 }
 
-int cap_fold_all(struct session *s, GPtrArray **on, GPtrArray **off, GError **err)
+int cap_fold_all(struct session *s, struct fk_split_index **x, struct fk_outdir **dirs,
+		 GError **err)
 {
 	struct rec *rs[] = { &s->on, &s->off };
 	unsigned signals = s->signals;
 	int rc = 0;
 
-	*on = *off = NULL;
 	for (int i = 0; i < 2; i++) {
 		struct rec *r = rs[i];
 		struct fold *f;
+		struct stat sb;
 
+		x[i] = NULL;
+		dirs[i] = NULL;
 		s->folds[i] = NULL;
-		if (!r->child || !g_file_test(r->data, G_FILE_TEST_EXISTS))
+		if (!r->child || fstatat(fk_outdir_fd(s->priv), r->data, &sb, AT_SYMLINK_NOFOLLOW) != 0)
 			continue;
 		f = g_new0(struct fold, 1);
 		f->what = r->what;
-		f->dir = g_build_filename(s->tmp, r->offcpu ? "off" : "on", NULL);
-		f->log = g_build_filename(s->tmp, r->offcpu ? "fold-off.log" : "fold-on.log", NULL);
-		if (!r->offcpu && s->cfg->cg == FK_CG_DWARF) {
-			f->folded = g_build_filename(s->tmp, "on.folded", NULL);
-			g_mkdir_with_parents(f->dir, 0777);
-		}
+		f->dir = r->offcpu ? "off" : "on";
+		f->log = r->offcpu ? "fold-off.log" : "fold-on.log";
+		if (!r->offcpu && s->cfg->cg == FK_CG_DWARF)
+			f->folded = "on.folded";
 		s->folds[i] = f;
 		if (fold_start(s, f, r, err) != 0) {
 			rc = -1;
@@ -184,8 +206,8 @@ int cap_fold_all(struct session *s, GPtrArray **on, GPtrArray **off, GError **er
 		}
 	}
 	for (int i = 0; rc == 0 && i < 2; i++)
-		if (s->folds[i])
-			*(i ? off : on) = fold_result(s, s->folds[i]);
+		if (s->folds[i] && fold_result(s, s->folds[i], &x[i], &dirs[i]) != 0)
+			rs[i]->failed = true;
 	for (int i = 0; i < 2; i++) {
 		fold_free(s->folds[i]);
 		s->folds[i] = NULL;
@@ -222,35 +244,37 @@ static struct fk_out_row *row_for(struct session *s, GHashTable *rows, int pid,
 	return r;
 }
 
-static mode_t file_mode(void)
+/* DIR/on or DIR/off, made on first use; NULL after a warning */
+static struct fk_outdir *side_dir(struct session *s, const char *side)
 {
-	mode_t mask = umask(0);
+	int i = strcmp(side, "off") == 0;
+	GError *e = NULL;
 
-	umask(mask);
-	return 0666 & ~mask;
+	if (!s->sides[i] && !(s->sides[i] = fk_outdir_mkdir(s->out, side, &e))) {
+		cap_warn(s, "%s", e->message);
+		g_error_free(e);
+	}
+	return s->sides[i];
 }
 
 /* moves a split file into DIR/on or DIR/off; returns its path in DIR */
-static char *place(struct session *s, const char *from_dir, const char *file,
+static char *place(struct session *s, struct fk_outdir *from, const char *file,
 		   const char *side, const struct fk_out_row *r)
 {
+	struct fk_outdir *to = side_dir(s, side);
 	char *stem = fk_out_stem(r->comm, r->pid);
-	char *from = g_build_filename(from_dir, file, NULL);
-	char *rel = g_strdup_printf("%s/%s.folded", side, stem);
-	char *to = g_build_filename(s->cfg->dir, rel, NULL);
-	char *dir = g_build_filename(s->cfg->dir, side, NULL);
+	char *name = g_strconcat(stem, ".folded", NULL);
+	char *rel = NULL;
+	GError *e = NULL;
 
-	g_mkdir_with_parents(dir, 0777);
-	/* the plugin writes through mkstemp(): give the file the usual mode */
-	g_chmod(from, file_mode());
-	if (g_rename(from, to) != 0) {
-		cap_warn(s, "%s: cannot move to %s: %s", from, to, g_strerror(errno));
-		g_clear_pointer(&rel, g_free);
+	if (to && fk_outdir_move(from, file, to, name, &e) != 0) {
+		cap_warn(s, "%s", e->message);
+		g_error_free(e);
+	} else if (to) {
+		rel = g_strdup_printf("%s/%s", side, name);
 	}
 	g_free(stem);
-	g_free(from);
-	g_free(to);
-	g_free(dir);
+	g_free(name);
 	return rel;
 }
 
@@ -264,24 +288,19 @@ static int row_by_pid(gconstpointer a, gconstpointer b)
 
 /*
  * Moves a process's profile from the split directory into DIR/side and
- * sums it; returns its path in DIR, or NULL.  The plugin's index says
- * its unit and total (since it does): a unit other than fp-record's
- * would put a wrong one on every number, so that profile is left out.
+ * sums it; returns its path in DIR, or NULL.
  */
-static char *take(struct session *s, const char *dir, const struct fk_split_entry *e,
+static char *take(struct session *s, struct fk_outdir *dir, const struct fk_split_row *e,
 		  const char *side, const char *unit, struct fk_out_row *r,
 		  struct fk_folded_sum *sum)
 {
 	char *exe_name = r->exe ? fk_proc_exe_name(r->exe) : NULL;
 	char *placeholder = g_strdup_printf("[%s]", exe_name ? exe_name : "unknown");
 	const char *unresolved[] = { "[unknown]", placeholder, NULL };
-	char *rel = NULL, *p;
+	char *rel, *p;
 	GError *err = NULL;
 
-	if (e->unit && strcmp(e->unit, unit) != 0) {
-		cap_warn(s, "process %d (%s): the plugin counts its %s profile in '%s', "
-			 "not %s: left out", r->pid, r->comm, side, e->unit, unit);
-	} else if ((rel = place(s, dir, e->file, side, r))) {
+	if ((rel = place(s, dir, e->file, side, r))) {
 		p = g_build_filename(s->cfg->dir, rel, NULL);
 		if (fk_folded_sum(p, unresolved, sum, &err) != 0) {
 			cap_warn(s, "%s", err->message);
@@ -301,11 +320,28 @@ static char *take(struct session *s, const char *dir, const struct fk_split_entr
 	return rel;
 }
 
-void cap_build_rows(struct session *s, GPtrArray *on, GPtrArray *off)
+/*
+ * Whether a side's split index counts in unit (since it says): a unit
+ * other than fp-record's would put a wrong one on every number, so that
+ * side is left out, and counts as failed.
+ */
+static bool unit_ok(struct session *s, struct rec *r, const struct fk_split_index *x,
+		    const char *unit)
+{
+	if (!x || !x->unit || strcmp(x->unit, unit) == 0)
+		return true;
+	cap_warn(s, "the plugin counts the %s profiles in '%s', not %s: left out", r->what,
+		 x->unit, unit);
+	r->failed = true;
+	return false;
+}
+
+void cap_build_rows(struct session *s, struct fk_split_index *const *x,
+		    struct fk_outdir *const *dirs)
 {
 	GHashTable *rows = g_hash_table_new(g_direct_hash, g_direct_equal);
-	char *on_dir = g_build_filename(s->tmp, "on", NULL);
-	char *off_dir = g_build_filename(s->tmp, "off", NULL);
+	struct fk_split_index *on = unit_ok(s, &s->on, x[0], FK_ON_UNIT) ? x[0] : NULL;
+	struct fk_split_index *off = unit_ok(s, &s->off, x[1], FK_OFF_UNIT) ? x[1] : NULL;
 	GHashTableIter it;
 	gpointer val;
 
@@ -313,39 +349,48 @@ void cap_build_rows(struct session *s, GPtrArray *on, GPtrArray *off)
 	while (g_hash_table_iter_next(&it, NULL, &val))
 		row_for(s, rows, ((struct tracked *)val)->pid, NULL);
 	/* on-CPU: perf recorded only the processes and their children */
-	for (guint i = 0; on && i < on->len; i++) {
-		struct fk_split_entry *e = g_ptr_array_index(on, i);
+	for (guint i = 0; on && i < on->rows->len; i++) {
+		const struct fk_split_row *e = g_ptr_array_index(on->rows, i);
 		struct fk_out_row *r = row_for(s, rows, e->pid, e->comm);
 
-		r->on_folded = take(s, on_dir, e, "on", FK_ON_UNIT, r, &r->on_sum);
+		r->on_folded = take(s, dirs[0], e, "on", FK_ON_UNIT, r, &r->on_sum);
+		r->on_has_samples = e->has_samples;
+		r->on_samples = e->samples;
 	}
 	/* off-CPU: the machine's switches that touched them; keep theirs */
-	for (guint i = 0; off && i < off->len; i++) {
-		struct fk_split_entry *e = g_ptr_array_index(off, i);
+	for (guint i = 0; off && i < off->rows->len; i++) {
+		const struct fk_split_row *e = g_ptr_array_index(off->rows, i);
 		struct fk_out_row *r = g_hash_table_lookup(rows, GINT_TO_POINTER(e->pid));
 
-		if (r)
-			r->off_folded = take(s, off_dir, e, "off", FK_OFF_UNIT, r, &r->off_sum);
+		if (!r)
+			continue;
+		r->off_folded = take(s, dirs[1], e, "off", FK_OFF_UNIT, r, &r->off_sum);
+		r->off_has_samples = e->has_samples;
+		r->off_samples = e->samples;
 	}
 	g_hash_table_iter_init(&it, rows);
 	while (g_hash_table_iter_next(&it, NULL, &val))
 		g_ptr_array_add(s->rows, val);
 	g_ptr_array_sort(s->rows, row_by_pid);
 	g_hash_table_destroy(rows);
-	g_free(on_dir);
-	g_free(off_dir);
 }
 
 static char *draw(struct session *s, const struct fk_out_row *r, const char *folded,
 		  bool offcpu)
 {
 	const struct fk_capture_cfg *c = s->cfg;
-	char *title, *subtitle, *svg, *svg_rel, *in, *tmp;
+	struct fk_outdir *dir = s->sides[offcpu];
+	const char *name = strrchr(folded, '/') + 1;	/* "side/NAME.folded" */
+	char *title, *subtitle, *svg, *svg_rel;
 	const char *argv[12];
-	int n = 0, fd;
+	int n = 0;
 	GError *e = NULL;
 	struct fk_child *child;
-	struct fk_spawn how = { .argv = argv, .in_fd = -1, .err_fd = -1 };
+	struct fk_outfile *o;
+	/* in DIR/side, which a name from DIR ("-o -x") cannot be taken for
+	 * an option; the graph goes to a new file there */
+	struct fk_spawn how = { .argv = argv, .in_fd = -1, .err_fd = -1,
+				.cwd_fd = fk_outdir_fd(dir) };
 	bool ok;
 
 	title = g_strdup_printf("%s%s%s %s", c->title ? c->title : "", c->title ? ": " : "",
@@ -355,11 +400,9 @@ static char *draw(struct session *s, const struct fk_out_row *r, const char *fol
 				  r->pid, (double)(s->t1 - s->t0) / 1e6)
 		: g_strdup_printf("pid %d, %.2f s window, cpu-clock at %u Hz, counts in nanoseconds",
 				  r->pid, (double)(s->t1 - s->t0) / 1e6, c->freq);
-	in = g_build_filename(c->dir, folded, NULL);
 	svg_rel = g_strdup(folded);
 	strcpy(svg_rel + strlen(svg_rel) - strlen(".folded"), ".svg");
-	svg = g_build_filename(c->dir, svg_rel, NULL);
-	tmp = g_strconcat(svg, ".tmp", NULL);
+	svg = g_path_get_basename(svg_rel);
 	argv[n++] = s->fold2svg;
 	argv[n++] = "--title";
 	argv[n++] = title;
@@ -368,34 +411,31 @@ static char *draw(struct session *s, const struct fk_out_row *r, const char *fol
 	argv[n++] = offcpu ? "--countname=us" : "--countname=ns";
 	if (offcpu)
 		argv[n++] = "--colors=io";
-	argv[n++] = in;
+	argv[n++] = "--";
+	argv[n++] = name;
 	argv[n] = NULL;
-	ok = (fd = cap_open_log(tmp, &e)) >= 0;
+	ok = (o = fk_outdir_file(dir, svg, &e)) != NULL;
 	if (ok) {
-		how.out_fd = fd;
+		/* the child writes to the descriptor; the stream holds nothing */
+		how.out_fd = fileno(fk_outfile_stream(o));
 		child = fk_child_spawn(&how, &e);
-		close(fd);
 		ok = child && fk_child_wait(child, -1, NULL) && fk_child_ok(child, 0);
 		if (child && !ok && !e)
 			e = g_error_new(FK_ERROR, FK_ERROR_IO, "fold2svg %s", fk_child_exit_text(child));
 		fk_child_free(child);
-	}
-	if (ok && g_rename(tmp, svg) != 0) {
-		e = g_error_new(FK_ERROR, FK_ERROR_IO, "cannot rename '%s': %s", tmp,
-				g_strerror(errno));
-		ok = false;
+		if (!ok)
+			fk_outfile_abort(o);
+		else if (fk_outfile_commit(o, &e) != 0)
+			ok = false;
 	}
 	if (!ok) {
-		cap_warn(s, "%s: no graph: %s", svg, e ? e->message : "fold2svg failed");
-		g_unlink(tmp);
+		cap_warn(s, "%s/%s: no graph: %s", c->dir, svg_rel, e ? e->message : "fold2svg failed");
 		g_clear_pointer(&svg_rel, g_free);
 	}
 	g_clear_error(&e);
 	g_free(title);
 	g_free(subtitle);
-	g_free(in);
 	g_free(svg);
-	g_free(tmp);
 	return svg_rel;
 }
 
@@ -474,32 +514,71 @@ void cap_judge_rows(struct session *s)
 	}
 }
 
+/* text to a new file name in dir; 0, or -1 with *err */
+static int write_new(struct fk_outdir *dir, const char *name, const GString *text, GError **err)
+{
+	struct fk_outfile *o = fk_outdir_file(dir, name, err);
+
+	if (!o)
+		return -1;
+	/* the commit checks the stream for errors */
+	fwrite(text->str, 1, text->len, fk_outfile_stream(o));
+	return fk_outfile_commit(o, err);
+}
+
+/* DIR/side/index.tsv: the files of a side, so that DIR/side is a split
+ * directory fold-report reads as such (core/splitindex.h) */
+static int write_side_index(struct session *s, bool offcpu, GError **err)
+{
+	GArray *v = g_array_new(FALSE, FALSE, sizeof(struct fk_split_out));
+	GString *text = g_string_new(NULL);
+	int rc;
+
+	for (guint i = 0; i < s->rows->len; i++) {
+		const struct fk_out_row *r = g_ptr_array_index(s->rows, i);
+		const char *f = offcpu ? r->off_folded : r->on_folded;
+		struct fk_split_out o = {
+			.comm = r->comm, .pid = r->pid,
+			.has_samples = offcpu ? r->off_has_samples : r->on_has_samples,
+			.samples = offcpu ? r->off_samples : r->on_samples,
+			.total = offcpu ? r->off_sum.total : r->on_sum.total,
+		};
+
+		if (!f)
+			continue;
+		o.file = strrchr(f, '/') + 1;
+		g_array_append_val(v, o);
+	}
+	fk_split_index_format(text, (struct fk_split_out *)(void *)v->data, v->len,
+			      offcpu ? FK_OFF_UNIT : FK_ON_UNIT, NULL);
+	rc = write_new(s->sides[offcpu], "index.tsv", text, err);
+	g_string_free(text, TRUE);
+	g_array_free(v, TRUE);
+	return rc;
+}
+
 int cap_write_index(struct session *s, GError **err)
 {
 	char *path = g_build_filename(s->cfg->dir, "index.tsv", NULL);
-	char *tmp = g_strconcat(path, ".tmp", NULL);
-	FILE *f = fopen(tmp, "w");
-	int rc = -1;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	GString *text;
+	int rc;
 
-	if (!f) {
-		fk_error_at(err, FK_ERROR_IO, tmp, 0, "cannot create: %s", g_strerror(errno));
-	} else {
-		rc = fk_index_write(f, s->rows, path, err);
-		if (fclose(f) != 0 && rc == 0) {
-			fk_error_at(err, FK_ERROR_IO, path, 0, "write error: %s", g_strerror(errno));
-			rc = -1;
-		}
-		if (rc == 0 && g_rename(tmp, path) != 0) {
-			fk_error_at(err, FK_ERROR_IO, path, 0, "cannot rename: %s", g_strerror(errno));
-			rc = -1;
-		}
-		if (rc != 0)
-			g_unlink(tmp);
-	}
+	rc = fk_index_write(f, s->rows, path, err);
+	fclose(f);
+	text = g_string_new_len(buf, (gssize)len);
+	free(buf);
+	for (int i = 0; rc == 0 && i < 2; i++)
+		if (s->sides[i])
+			rc = write_side_index(s, i == 1, err);
+	if (rc == 0)
+		rc = write_new(s->out, "index.tsv", text, err);
 	if (rc == 0)
 		g_ptr_array_add(s->paths, g_strdup(path));
+	g_string_free(text, TRUE);
 	g_free(path);
-	g_free(tmp);
 	return rc;
 }
 
@@ -568,7 +647,7 @@ static char *findings(struct session *s)
 {
 	bool on = has_profiles(s, "on"), off = has_profiles(s, "off");
 	const char *argv[8];
-	char *out = NULL, *errout = NULL, **lines;
+	char *out = NULL, *errout = NULL, **lines, cwd[40];
 	GString *res;
 	bool fence = false;
 	int n = 0, status;
@@ -583,10 +662,13 @@ static char *findings(struct session *s)
 		argv[n++] = "--offcpu";
 		argv[n++] = "off";
 	}
+	argv[n++] = "--";
 	argv[n++] = on ? "on" : "off";
 	argv[n] = NULL;
-	/* run in DIR, so that the report names on/x-1.folded, not a full path */
-	if (!g_spawn_sync(s->cfg->dir, (char **)argv, NULL, 0, NULL, NULL, &out, &errout,
+	/* run in DIR (its descriptor's: GLib changes directory first thing
+	 * after fork), so that the report names on/x-1.folded, not a path */
+	snprintf(cwd, sizeof(cwd), "/proc/self/fd/%d", fk_outdir_fd(s->out));
+	if (!g_spawn_sync(cwd, (char **)argv, NULL, 0, NULL, NULL, &out, &errout,
 			  &status, &e) || !g_spawn_check_wait_status(status, &e)) {
 		cap_warn(s, "fold-report failed: %s%s%s", e ? e->message : "",
 		     errout && *errout ? ": " : "", errout ? g_strstrip(errout) : "");
@@ -644,7 +726,6 @@ int cap_write_report(struct session *s, GError **err)
 	const struct fk_capture_cfg *c = s->cfg;
 	GString *out = g_string_new("# ");
 	char *path = g_build_filename(c->dir, "report.md", NULL);
-	GError *e = NULL;
 	char *f;
 	int rc = 0;
 
@@ -712,13 +793,8 @@ int cap_write_report(struct session *s, GError **err)
 	} else {
 		g_string_append(out, "\n## Findings\n\nfold-report failed: see the notes.\n");
 	}
-	if (!g_file_set_contents(path, out->str, (gssize)out->len, &e)) {
-		fk_error_at(err, FK_ERROR_IO, path, 0, "cannot write: %s", e->message);
-		g_error_free(e);
-		rc = -1;
-	} else {
+	if ((rc = write_new(s->out, "report.md", out, err)) == 0)
 		g_ptr_array_add(s->paths, g_strdup(path));
-	}
 	g_string_free(out, TRUE);
 	g_free(path);
 	return rc;
@@ -737,8 +813,18 @@ void cap_list_paths(struct session *s)
 	if (s->cfg->keep_data) {
 		struct rec *rs[] = { &s->on, &s->off };
 
-		for (size_t i = 0; i < G_N_ELEMENTS(rs); i++)
-			if (rs[i]->child && g_file_test(rs[i]->data, G_FILE_TEST_EXISTS))
-				g_ptr_array_add(s->paths, g_strdup(rs[i]->data));
+		/* from the private directory, which goes, to DIR */
+		for (size_t i = 0; i < G_N_ELEMENTS(rs); i++) {
+			GError *e = NULL;
+
+			if (!rs[i]->child)
+				continue;
+			if (fk_outdir_move(s->priv, rs[i]->data, s->out, rs[i]->data, &e) == 0) {
+				g_ptr_array_add(s->paths, g_build_filename(s->cfg->dir, rs[i]->data, NULL));
+			} else {
+				cap_warn(s, "cannot keep the %s recording: %s", rs[i]->what, e->message);
+				g_error_free(e);
+			}
+		}
 	}
 }

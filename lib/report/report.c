@@ -1,9 +1,9 @@
 #include "report/report.h"
 
 #include "core/error.h"
+#include "core/splitindex.h"
 #include "report/model.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <string.h>
@@ -552,20 +552,7 @@ int report_parse_percent(const char *s, fk_count *out)
 
 bool report_unit_ok(const char *unit)
 {
-	size_t n = strlen(unit);
-
-	if (n == 0 || n > 32)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		if (g_ascii_isalnum(unit[i]) || strchr("_-/.", unit[i]))
-			continue;
-		if ((unsigned char)unit[i] == 0xc2 && (unsigned char)unit[i + 1] == 0xb5) {
-			i++;	/* µ */
-			continue;
-		}
-		return false;
-	}
-	return true;
+	return fk_unit_ok(unit);
 }
 
 void report_source_init(struct report_source *src, char **files, bool dir,
@@ -603,140 +590,6 @@ void report_source_release(struct report_source *src)
 	g_free((void *)src->parts);
 	g_strfreev((char **)src->files);
 	memset(src, 0, sizeof(*src));
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-char **report_dir_files(const char *dir, GError **err)
-{
-	DIR *d = opendir(dir);
-	GPtrArray *v;
-	struct dirent *de;
-	size_t dlen = strlen(dir);
-
-	if (!d) {
-		fk_error_at(err, FK_ERROR_IO, dir, 0, "cannot read directory: %s",
-			    g_strerror(errno));
-		return NULL;
-	}
-	v = g_ptr_array_new();
-	while ((de = readdir(d))) {
-		const char *name = de->d_name;
-		size_t n = strlen(name);
-
-		if (name[0] != '.' && n > 7 && strcmp(name + n - 7, ".folded") == 0)
-			g_ptr_array_add(v, dlen && dir[dlen - 1] == '/'
-					? g_strconcat(dir, name, NULL)
-					: g_strconcat(dir, "/", name, NULL));
-	}
-	closedir(d);
-	if (v->len == 0) {
-		fk_error_at(err, FK_ERROR_IO, dir, 0,
-			    "no .folded files (expected a split= directory)");
-		g_ptr_array_free(v, TRUE);
-		return NULL;
-	}
-	g_ptr_array_sort(v, cmp_str);
-	g_ptr_array_add(v, NULL);
-	return (char **)g_ptr_array_free(v, FALSE);
-}
-
-/* Field i (from 0) of a tab-separated line, as a new string, or NULL. */
-static char *tsv_field(const char *line, int i)
-{
-	char **f = g_strsplit(line, "\t", -1);
-	char *s = (int)g_strv_length(f) > i ? g_strdup(f[i]) : NULL;
-
-	g_strfreev(f);
-	return s;
-}
-
-/* The column named "unit" in a header line, or -1. */
-static int unit_column(const char *header)
-{
-	char **names = g_strsplit(header, "\t", -1);
-	int col = -1;
-
-	for (int c = 0; names[c]; c++)
-		if (strcmp(names[c], "unit") == 0)
-			col = c;
-	g_strfreev(names);
-	return col;
-}
-
-int report_index_unit(const char *text, size_t len, const char *path, char **unit,
-		      GError **err)
-{
-	const char *nul = memchr(text, '\0', len);
-	char *copy, **lines;
-	int col, rc = 0;
-
-	*unit = NULL;
-	if (nul) {	/* g_strsplit() would stop there, unseen */
-		uint64_t line = 1;
-
-		for (const char *p = text; p < nul; p++)
-			line += *p == '\n';
-		fk_error_at(err, FK_ERROR_PARSE, path, line, "NUL byte");
-		return -1;
-	}
-	copy = g_strndup(text, len);
-	lines = g_strsplit(copy, "\n", -1);
-	col = lines[0] ? unit_column(g_strchomp(lines[0])) : -1;
-	for (int i = 1; col >= 0 && lines[i] && rc == 0; i++) {
-		char *cell;
-
-		if (!*g_strchomp(lines[i]))
-			continue;
-		cell = tsv_field(lines[i], col);
-		if (!cell) {
-			fk_error_at(err, FK_ERROR_PARSE, path, (uint64_t)i + 1,
-				    "no unit: fewer columns than the header");
-			rc = -1;
-		} else if (!report_unit_ok(cell)) {
-			fk_error_at(err, FK_ERROR_PARSE, path, (uint64_t)i + 1, "bad unit '%s'", cell);
-			rc = -1;
-		} else if (*unit && strcmp(*unit, cell) != 0) {
-			fk_error_at(err, FK_ERROR_PARSE, path, (uint64_t)i + 1,
-				    "unit '%s', but '%s' above: the files' counts cannot be added",
-				    cell, *unit);
-			rc = -1;
-		} else if (!*unit) {
-			*unit = g_steal_pointer(&cell);
-		}
-		g_free(cell);
-	}
-	if (rc < 0)
-		g_clear_pointer(unit, g_free);
-	g_strfreev(lines);
-	g_free(copy);
-	return rc;
-}
-
-int report_dir_unit(const char *dir, char **unit, GError **err)
-{
-	char *path = g_build_filename(dir, "index.tsv", NULL);
-	char *text;
-	size_t len;
-	GError *e = NULL;
-	int rc = 0;
-
-	*unit = NULL;
-	if (g_file_get_contents(path, &text, &len, &e)) {
-		rc = report_index_unit(text, len, path, unit, err);
-		g_free(text);
-	} else {
-		if (!g_error_matches(e, G_FILE_ERROR, G_FILE_ERROR_NOENT)) {
-			fk_error_at(err, FK_ERROR_IO, path, 0, "%s", e->message);
-			rc = -1;
-		}
-		g_error_free(e);
-	}
-	g_free(path);
-	return rc;
 }
 
 /* "-PID.folded" at the end of path's base name, or the base name */

@@ -110,37 +110,9 @@ int report_write(FILE *out, const struct report_source *on,
  */
 int report_parse_percent(const char *s, fk_count *out);
 
-/* True for a usable unit: one word of ASCII letters, digits, '_', '-',
- * '/', '.' or 'µ', at most 32 bytes (it is printed unescaped). */
+/* True for a usable unit (it is printed unescaped): fk_unit_ok(), the
+ * rule split directories' index.tsv keeps (core/splitindex.h). */
 bool report_unit_ok(const char *unit);
-
-/*
- * The files of a split= directory: every "*.folded" in dir (not
- * recursively, hidden files aside), sorted bytewise, as paths "DIR/NAME".
- * Returns a NULL-terminated array (free with g_strfreev()), or NULL with
- * *err set when dir cannot be read or holds no such file.
- */
-char **report_dir_files(const char *dir, GError **err);
-
-/*
- * The unit a split= directory's index.tsv gives its counts: the "unit"
- * column foldkit.so writes ("ns" for cpu-clock, "us" off-CPU, ...).  For
- *
- *	file	comm	pid	samples	share	total	unit
- *	app-42.folded	app	42	2961	0.8532	29909090610	ns
- *
- * *unit is "ns" (free with g_free()).  Sets *unit to NULL, and returns 0,
- * when dir has no index.tsv, or one without a "unit" column (older
- * plugins), or no rows.  Returns -1 with *err set (file and line) when it
- * cannot be read, holds a NUL byte, when a row has no unit, a unit that is not
- * report_unit_ok(), or one different from the row before: its files then
- * hold counts of more than one kind, which no report can add up.
- */
-int report_dir_unit(const char *dir, char **unit, GError **err);
-
-/* The same for the text of an index.tsv (len bytes, path for messages). */
-int report_index_unit(const char *text, size_t len, const char *path, char **unit,
-		      GError **err);
 
 /*
  * True if two split= files are the same process's: split= names them

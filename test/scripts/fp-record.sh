@@ -32,21 +32,7 @@ trap cleanup EXIT
 FPR=$BIN/fp-record
 [ -x "$FPR" ] || { echo "no $FPR: run make" >&2; exit 1; }
 # the perf that fp-record runs
-export FOLDKIT_PERF=perf
-# A sanitizer build of the plugin needs its runtime loaded before perf:
-# only into perf, and only when it loads the plugin.
-if [ ${#PLUGIN_ENV[@]} -gt 0 ]; then
-	REAL_PERF=$(command -v perf)
-	{
-		echo '#!/bin/sh'
-		echo 'case " $* " in *" --dlfilter "*)'
-		printf '  exec env %q %q %q "$@";;\n' "${PLUGIN_ENV[@]}" "$REAL_PERF"
-		echo 'esac'
-		printf 'exec %q "$@"\n' "$REAL_PERF"
-	} >"$T/perf-san"
-	chmod +x "$T/perf-san"
-	FOLDKIT_PERF=$T/perf-san
-fi
+fp_record_perf
 
 chmod 755 "$T"
 S=$T/fkserver

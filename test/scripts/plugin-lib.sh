@@ -38,6 +38,25 @@ case $PLUGIN in
 	;;
 esac
 
+# fp_record_perf: sets FOLDKIT_PERF, the perf fp-record runs.  A sanitizer
+# build of the plugin needs its runtime loaded before perf, only into perf,
+# and only when it loads the plugin: then a wrapper in $T.
+fp_record_perf() {
+	export FOLDKIT_PERF=perf
+	[ ${#PLUGIN_ENV[@]} -gt 0 ] || return 0
+	local real
+	real=$(command -v perf)
+	{
+		echo '#!/bin/sh'
+		echo 'case " $* " in *" --dlfilter "*)'
+		printf '  exec env %q %q %q "$@";;\n' "${PLUGIN_ENV[@]}" "$real"
+		echo 'esac'
+		printf 'exec %q "$@"\n' "$real"
+	} >"$T/perf-san"
+	chmod +x "$T/perf-san"
+	FOLDKIT_PERF=$T/perf-san
+}
+
 if ! perf record -q -o "$T/probe.data" -- true >"$T/probe.err" 2>&1; then
 	unavailable "perf record is not permitted here: $(head -3 "$T/probe.err" | tr '\n' ' ')" \
 		"(kernel.perf_event_paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null))"

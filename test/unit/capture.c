@@ -404,78 +404,12 @@ static void test_stems(void)
 	}
 }
 
-static void test_split_index(void)
-{
-	GPtrArray *e;
-	GError *err = NULL;
-	struct fk_split_entry *x;
-
-	/* the plugin's index, and one with more columns in another order */
-	PUT("i1/index.tsv", "file\tcomm\tpid\tsamples\tshare\n"
-	    "server-100.folded\tserver\t100\t30\t0.7500\n"
-	    "worker-101.folded\tworker\t101\t10\t0.2500\n");
-	e = fk_split_index_read(at("i1/index.tsv"), &err);
-	CHECK(e && e->len == 2);
-	x = g_ptr_array_index(e, 1);
-	CHECK(x->pid == 101 && strcmp(x->file, "worker-101.folded") == 0 &&
-	      strcmp(x->comm, "worker") == 0);
-	x = g_ptr_array_index(e, 0);
-	CHECK(!x->unit && !x->has_total);
-	g_ptr_array_unref(e);
-	PUT("i2/index.tsv", "pid\tfile\tcomm\ttotal\tunit\n7\ta-7.folded\ta\t5.5\tus\n"
-	    "8\tb-8.folded\tb\\x09c\\\\x41\\xg\t1\tus\n");
-	e = fk_split_index_read(at("i2/index.tsv"), &err);
-	CHECK(e && e->len == 2);
-	x = g_ptr_array_index(e, 0);
-	CHECK(x->pid == 7 && x->unit && strcmp(x->unit, "us") == 0 && x->has_total &&
-	      x->total == fk_count_from_u64(5) + FK_COUNT_ONE / 2);
-	/* a plugin that says its unit escapes names: undone exactly */
-	x = g_ptr_array_index(e, 1);
-	CHECK(x->pid == 8 && strcmp(x->comm, "b\tc\\x41\\xg") == 0);
-	g_ptr_array_unref(e);
-	/* without a unit column, the name is taken as it is */
-	PUT("i10/index.tsv", "file\tcomm\tpid\nb-8.folded\tb\\x09c\t8\n");
-	e = fk_split_index_read(at("i10/index.tsv"), &err);
-	CHECK(e && e->len == 1 && strcmp(((struct fk_split_entry *)e->pdata[0])->comm, "b\\x09c") == 0);
-	g_ptr_array_unref(e);
-	PUT("i9/index.tsv", "file\tcomm\tpid\ttotal\tunit\na-7.folded\ta\t7\tmany\tus\n");
-	CHECK(fk_split_index_read(at("i9/index.tsv"), &err) == NULL);
-	CHECK(err && strstr(err->message, "i9/index.tsv:2: total 'many' is not a count"));
-	g_clear_error(&err);
-	PUT("i3/index.tsv", "file\tcomm\tpid\n");
-	e = fk_split_index_read(at("i3/index.tsv"), &err);
-	CHECK(e && e->len == 0);
-	g_ptr_array_unref(e);
-	/* errors name the file and line */
-	PUT("i4/index.tsv", "file\tcomm\tpid\na.folded\ta\t12x\n");
-	CHECK(fk_split_index_read(at("i4/index.tsv"), &err) == NULL);
-	CHECK(err && strstr(err->message, "i4/index.tsv:2: not a process line"));
-	g_clear_error(&err);
-	PUT("i5/index.tsv", "file\tcomm\tpid\n../x.folded\ta\t3\n");
-	CHECK(fk_split_index_read(at("i5/index.tsv"), &err) == NULL);
-	g_clear_error(&err);
-	PUT("i6/index.tsv", "name\tpid\n");
-	CHECK(fk_split_index_read(at("i6/index.tsv"), &err) == NULL);
-	CHECK(err && strstr(err->message, ":1: no file, comm and pid columns"));
-	g_clear_error(&err);
-	put("i7/index.tsv", "file\tcomm\tpid\n\0\n", 16);
-	CHECK(fk_split_index_read(at("i7/index.tsv"), &err) == NULL);
-	CHECK(err && strstr(err->message, "i7/index.tsv: NUL byte"));
-	g_clear_error(&err);
-	PUT("i8/index.tsv", "");
-	CHECK(fk_split_index_read(at("i8/index.tsv"), &err) == NULL);
-	CHECK(err && strstr(err->message, "i8/index.tsv: empty"));
-	g_clear_error(&err);
-	CHECK(fk_split_index_read(at("none/index.tsv"), &err) == NULL);
-	CHECK(err && strstr(err->message, "none/index.tsv: cannot read"));
-	g_clear_error(&err);
-}
-
 static void test_split_by_pid(void)
 {
 	GError *err = NULL;
 	uint64_t unsplit = 0;
-	char *s, *in, *dir;
+	char *s, *in;
+	struct fk_outdir *dir;
 
 	/* fp-collapse --pid: "comm-PID" roots; a comm may hold '-' */
 	PUT("whole.folded", "main-thread-10;main;work 5\n"
@@ -488,10 +422,10 @@ static void test_split_by_pid(void)
 	    "a 1-14 5\n"
 	    "worker-11;loop 1 2\n"
 	    "not a line\n");
-	g_mkdir_with_parents(at("split"), 0755);
 	in = g_strdup(at("whole.folded"));
-	dir = g_strdup(at("split"));
-	CHECK(fk_split_by_pid(in, dir, &unsplit, &err) == 0);
+	dir = fk_outdir_create(at("split"), 0, &err);
+	CHECK(dir != NULL);
+	CHECK(fk_split_by_pid(in, dir, "ns", &unsplit, &err) == 0);
 	CHECK(!err);
 	CHECK(unsplit == 5);
 	CHECK_STR((s = slurp("split/main-thread-10.folded")), "io;main;read 2\nmain-thread;main;work 5\n");
@@ -499,19 +433,23 @@ static void test_split_by_pid(void)
 	CHECK_STR((s = slurp("split/worker-11.folded")), "worker;loop 7\n");
 	g_free(s);
 	CHECK_STR((s = slurp("split/index.tsv")),
-		  "file\tcomm\tpid\nmain-thread-10.folded\tmain-thread\t10\n"
-		  "worker-11.folded\tworker\t11\n"
-		  "a_1-14.folded\ta 1\t14\n");
+		  "file\tcomm\tpid\tsamples\tshare\ttotal\tunit\n"
+		  "main-thread-10.folded\tmain-thread\t10\t-\t0.3684\t7\tns\n"
+		  "worker-11.folded\tworker\t11\t-\t0.3684\t7\tns\n"
+		  "a_1-14.folded\ta 1\t14\t-\t0.2632\t5\tns\n");
 	g_free(s);
 	/* the root alone cannot read back as a differential line */
 	CHECK_STR((s = slurp("split/a_1-14.folded")), "a_1 5\n");
 	g_free(s);
-	g_free(in);
-	in = g_strdup(at("nothing.folded"));
-	CHECK(fk_split_by_pid(in, dir, &unsplit, &err) != 0 && err);
+	/* every name is new: a second split into the directory is refused */
+	CHECK(fk_split_by_pid(in, dir, "ns", &unsplit, &err) != 0 && err);
 	g_clear_error(&err);
 	g_free(in);
-	g_free(dir);
+	in = g_strdup(at("nothing.folded"));
+	CHECK(fk_split_by_pid(in, dir, "ns", &unsplit, &err) != 0 && err);
+	g_clear_error(&err);
+	g_free(in);
+	fk_outdir_free(dir);
 }
 
 static void test_sums(void)
@@ -668,7 +606,6 @@ int main(void)
 	test_commands();
 	test_failures();
 	test_stems();
-	test_split_index();
 	test_split_by_pid();
 	test_sums();
 	test_index();
