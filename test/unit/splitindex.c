@@ -237,6 +237,21 @@ static void test_format(void)
 		CHECK(row(x, 0)->total == fk_count_from_u64(3) && !row(x, 1)->has_samples);
 	}
 	fk_split_index_free(x);
+	/* columns a caller adds (the plugin's stack repair) come after unit */
+	g_string_truncate(s, 0);
+	{
+		struct fk_split_out more = rows[1];
+
+		more.more = "\t12\t-";
+		fk_split_index_format(s, &more, 1, "us", "repaired\twhy");
+	}
+	CHECK_STR(s->str, "file\tcomm\tpid\tsamples\tshare\ttotal\tunit\trepaired\twhy\n"
+		  "unknown-7.folded\t[unknown]\t7\t-\t1.0000\t1\tus\t12\t-\n");
+	x = fk_split_index_parse(s->str, s->len, "index.tsv", 0, &err);
+	CHECK(x && x->rows->len == 1);
+	if (x && x->rows->len == 1)
+		CHECK_STR(fk_split_index_cell(x, row(x, 0), "repaired"), "12");
+	fk_split_index_free(x);
 	g_string_free(s, TRUE);
 	CHECK(fk_unit_ok("ns") && fk_unit_ok("\xc2\xb5s") && !fk_unit_ok("") &&
 	      !fk_unit_ok("a b") && !fk_unit_ok("123456789012345678901234567890123"));
