@@ -22,6 +22,8 @@ set -u
 PIDS_TO_KILL=()
 cleanup() {
 	local p
+	# their children first (the decoy shell's sleep would outlive it)
+	for p in "${PIDS_TO_KILL[@]}"; do pkill -TERM -P "$p" 2>/dev/null; done
 	for p in "${PIDS_TO_KILL[@]}"; do kill -TERM "$p" 2>/dev/null; done
 	sleep 0.2
 	for p in "${PIDS_TO_KILL[@]}"; do kill -KILL "$p" 2>/dev/null; done
@@ -80,9 +82,10 @@ PIDS_TO_KILL+=("$SERVER")
 wait_server "$S" || { fail "fkserver did not start its workers"; exit 1; }
 WANT=$(procs_of "$S" | tr '\n' ' ')
 # decoys: argv names the server, but they run something else
-(exec -a "$S" sleep 120) &
+# (for as long as the test may take, a sanitizer build's too; killed at the end)
+(exec -a "$S" sleep 1200) &
 DECOY1=$!
-bash -c "sleep 120; : $S" &
+bash -c "sleep 1200; : $S" &
 DECOY2=$!
 PIDS_TO_KILL+=("$DECOY1" "$DECOY2")
 sleep 0.2
