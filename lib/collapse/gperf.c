@@ -40,6 +40,7 @@ struct gperf_collapser {
 					   addresses have it */
 	GArray *name_frames;	/* uint32_t: by names' id, how many frames */
 	GString *scratch;
+	GString *name_buf;	/* an address's names being made */
 };
 
 /* Buffered input of a binary file, with its byte offset for messages. */
@@ -156,6 +157,7 @@ struct gperf_collapser *gperf_collapser_new(const struct gperf_opts *opts,
 	c->skips = skips;
 	c->table = fold_table_new();
 	c->scratch = g_string_new(NULL);
+	c->name_buf = g_string_new(NULL);
 	return c;
 }
 
@@ -188,6 +190,7 @@ void gperf_collapser_free(struct gperf_collapser *c)
 	clear_profile(c);
 	fold_table_free(c->table);
 	g_string_free(c->scratch, TRUE);
+	g_string_free(c->name_buf, TRUE);
 	g_free(c);
 }
 
@@ -409,7 +412,8 @@ static uint32_t names_of(struct gperf_collapser *c, uint64_t a, const char *file
 			return id;
 		/* (an address whose name was refused: refused again) */
 	}
-	out = g_string_new(NULL);
+	out = c->name_buf;	/* (reused: a name may have a megabyte) */
+	g_string_truncate(out, 0);
 	id = UINT32_MAX;
 	if (name_address(c, a, out, file, err)) {
 		id = fk_intern_id(c->names, out->str, out->len, &added);
@@ -418,7 +422,6 @@ static uint32_t names_of(struct gperf_collapser *c, uint64_t a, const char *file
 		if (added)
 			g_array_append_val(c->name_frames, frames);
 	}
-	g_string_free(out, TRUE);
 	if (k >= c->addr_name->len)
 		g_array_set_size(c->addr_name, k + 1);
 	g_array_index(c->addr_name, uint32_t, k) = id;
