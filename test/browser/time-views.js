@@ -36,7 +36,8 @@ async function tab(ctx) {
 }
 
 const until = (page, p) => Promise.race([p, page.crashed]).catch((e) => {
-	throw page.didCrash ? new Error("the tab crashed (out of memory?)") : e;
+	throw page.didCrash || /has been closed/.test(e.message)
+		? new Error("its tab died while loading (the renderer crashed: out of memory?)") : e;
 });
 
 // Closes a browser, or gives up after a while (Playwright kills what it
