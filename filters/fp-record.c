@@ -49,7 +49,7 @@ static const char description[] =
 	"Chooses processes by their executable (never by command-line text), by\n"
 	"name, by pid, or starts COMMAND; records them on-CPU (perf record -F HZ\n"
 	"-g) and off-CPU (sched_switch, weighted by time) for the same window;\n"
-	"and writes DIR/on/<comm>-<pid>.folded and .svg, DIR/off/..., DIR/index.tsv\n"
+	"and writes DIR/on/<comm>-<pid>.folded, .svg and .html, DIR/off/..., DIR/index.tsv\n"
 	"and DIR/report.md.  Ctrl-C ends the window early.  Needs perf, and root\n"
 	"for off-CPU recording (or kernel.perf_event_paranoid=-1).\n"
 	"\n"
@@ -142,7 +142,7 @@ int main(int argc, char **argv)
 	rc = fk_capture_run(&cfg, &res, &err);
 	if (rc == 0) {
 		tool_warn("wrote %u process%s to %s: open a .folded in https://www.speedscope.app/, "
-			  "or a .svg in a browser", res.processes, res.processes == 1 ? "" : "es",
+			  "or a .svg or .html in a browser", res.processes, res.processes == 1 ? "" : "es",
 			  cfg.dir);
 		for (guint i = 0; i < res.paths->len; i++)
 			printf("%s\n", (char *)g_ptr_array_index(res.paths, i));

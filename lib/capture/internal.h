@@ -51,7 +51,7 @@ struct session {
 				   run there, and write only there */
 	struct fk_outdir *sides[2];	/* DIR/on, DIR/off, once made */
 	char *version;		/* perf's */
-	char *fold2svg, *collapse, *report;
+	char *fold2svg, *fold2html, *collapse, *report;
 	GHashTable *procs;	/* pid -> struct tracked */
 	GHashTable *seen_new;	/* new pids already looked at */
 	struct rec on, off;

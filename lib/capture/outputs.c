@@ -220,6 +220,8 @@ void fk_out_row_free(struct fk_out_row *r)
 	g_free(r->off_folded);
 	g_free(r->on_svg);
 	g_free(r->off_svg);
+	g_free(r->on_html);
+	g_free(r->off_html);
 	g_free(r);
 }
 
@@ -245,7 +247,7 @@ static void total_cell(GString *s, bool recorded, fk_count c, const char *unit)
 int fk_index_write(FILE *f, GPtrArray *rows, const char *name, GError **err)
 {
 	GString *s = g_string_new("process\tpid\texe\ton_cpu\ton_unit\toff_cpu\toff_unit\t"
-				  "on_folded\ton_svg\toff_folded\toff_svg\n");
+				  "on_folded\ton_svg\toff_folded\toff_svg\ton_html\toff_html\n");
 
 	for (guint i = 0; i < rows->len; i++) {
 		const struct fk_out_row *r = g_ptr_array_index(rows, i);
@@ -265,6 +267,10 @@ int fk_index_write(FILE *f, GPtrArray *rows, const char *name, GError **err)
 		cell(s, r->off_folded);
 		g_string_append_c(s, '\t');
 		cell(s, r->off_svg);
+		g_string_append_c(s, '\t');
+		cell(s, r->on_html);
+		g_string_append_c(s, '\t');
+		cell(s, r->off_html);
 		g_string_append_c(s, '\n');
 	}
 	errno = 0;

@@ -1,9 +1,9 @@
 /*
  * outputs.h - what fp-record writes, and the folded files it reads back:
  *
- *	DIR/on/<comm>-<pid>.folded, .svg	on-CPU, counts in ns
+ *	DIR/on/<comm>-<pid>.folded, .svg, .html	on-CPU, counts in ns
  *	DIR/on/index.tsv			its files (core/splitindex.h)
- *	DIR/off/<comm>-<pid>.folded, .svg	off-CPU, counts in us
+ *	DIR/off/<comm>-<pid>.folded, .svg, .html	off-CPU, counts in us
  *	DIR/off/index.tsv
  *	DIR/index.tsv				one row per process
  *	DIR/report.md				the capture, and fold-report's findings
@@ -14,8 +14,8 @@
  *
  * index.tsv has a header line, then one line per process, by pid:
  *
- *	process	pid	exe	on_cpu	on_unit	off_cpu	off_unit	on_folded	on_svg	off_folded	off_svg
- *	server	4242	/srv/server	1200000000	ns	5300000	us	on/server-4242.folded	on/server-4242.svg	off/server-4242.folded	off/server-4242.svg
+ *	process	pid	exe	on_cpu	on_unit	off_cpu	off_unit	on_folded	on_svg	off_folded	off_svg	on_html	off_html
+ *	server	4242	/srv/server	1200000000	ns	5300000	us	on/server-4242.folded	on/server-4242.svg	off/server-4242.folded	off/server-4242.svg	on/server-4242.html	off/server-4242.html
  *
  * A total is "-" when that side was not recorded, 0 when it was but the
  * process has no samples; a file is "-" when it was not written.  The
@@ -79,6 +79,7 @@ struct fk_out_row {
 	uint64_t on_samples, off_samples;
 	char *on_folded, *off_folded;	/* relative to DIR; NULL: none */
 	char *on_svg, *off_svg;
+	char *on_html, *off_html;	/* fold2html's pages, beside the SVGs */
 	double exited;			/* seconds into the window, or < 0 */
 	bool selected;			/* chosen (not a child found later) */
 };

@@ -190,6 +190,7 @@ static int check_tools(struct session *s, GError **err)
 		return -1;
 	}
 	s->fold2svg = fk_capture_find_tool(c->bindir, "fold2svg");
+	s->fold2html = fk_capture_find_tool(c->bindir, "fold2html");
 	s->report = fk_capture_find_tool(c->bindir, "fold-report");
 	return 0;
 }
@@ -508,6 +509,7 @@ static void cleanup(struct session *s, bool failed)
 	g_free(s->version);
 	g_free(s->shell_exe);
 	g_free(s->fold2svg);
+	g_free(s->fold2html);
 	g_free(s->collapse);
 	g_free(s->report);
 	g_hash_table_destroy(s->procs);

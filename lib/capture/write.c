@@ -375,13 +375,17 @@ void cap_build_rows(struct session *s, struct fk_split_index *const *x,
 	g_hash_table_destroy(rows);
 }
 
+/*
+ * Draws DIR/side/NAME.folded with tool (fold2svg or fold2html) into
+ * DIR/side/NAME.ext; returns "side/NAME.ext", or NULL after saying why.
+ */
 static char *draw(struct session *s, const struct fk_out_row *r, const char *folded,
-		  bool offcpu)
+		  bool offcpu, const char *tool, const char *ext)
 {
 	const struct fk_capture_cfg *c = s->cfg;
 	struct fk_outdir *dir = s->sides[offcpu];
 	const char *name = strrchr(folded, '/') + 1;	/* "side/NAME.folded" */
-	char *title, *subtitle, *svg, *svg_rel;
+	char *title, *subtitle, *out, *out_rel;
 	const char *argv[12];
 	int n = 0;
 	GError *e = NULL;
@@ -400,10 +404,10 @@ static char *draw(struct session *s, const struct fk_out_row *r, const char *fol
 				  r->pid, (double)(s->t1 - s->t0) / 1e6)
 		: g_strdup_printf("pid %d, %.2f s window, cpu-clock at %u Hz, counts in nanoseconds",
 				  r->pid, (double)(s->t1 - s->t0) / 1e6, c->freq);
-	svg_rel = g_strdup(folded);
-	strcpy(svg_rel + strlen(svg_rel) - strlen(".folded"), ".svg");
-	svg = g_path_get_basename(svg_rel);
-	argv[n++] = s->fold2svg;
+	out_rel = g_strconcat(folded, ext, NULL);
+	strcpy(out_rel + strlen(folded) - strlen(".folded"), ext);
+	out = g_path_get_basename(out_rel);
+	argv[n++] = tool;
 	argv[n++] = "--title";
 	argv[n++] = title;
 	argv[n++] = "--subtitle";
@@ -414,14 +418,14 @@ static char *draw(struct session *s, const struct fk_out_row *r, const char *fol
 	argv[n++] = "--";
 	argv[n++] = name;
 	argv[n] = NULL;
-	ok = (o = fk_outdir_file(dir, svg, &e)) != NULL;
+	ok = (o = fk_outdir_file(dir, out, &e)) != NULL;
 	if (ok) {
 		/* the child writes to the descriptor; the stream holds nothing */
 		how.out_fd = fileno(fk_outfile_stream(o));
 		child = fk_child_spawn(&how, &e);
 		ok = child && fk_child_wait(child, -1, NULL) && fk_child_ok(child, 0);
 		if (child && !ok && !e)
-			e = g_error_new(FK_ERROR, FK_ERROR_IO, "fold2svg %s", fk_child_exit_text(child));
+			e = g_error_new(FK_ERROR, FK_ERROR_IO, "%s %s", tool, fk_child_exit_text(child));
 		fk_child_free(child);
 		if (!ok)
 			fk_outfile_abort(o);
@@ -429,29 +433,34 @@ static char *draw(struct session *s, const struct fk_out_row *r, const char *fol
 			ok = false;
 	}
 	if (!ok) {
-		cap_warn(s, "%s/%s: no graph: %s", c->dir, svg_rel, e ? e->message : "fold2svg failed");
-		g_clear_pointer(&svg_rel, g_free);
+		cap_warn(s, "%s/%s: no graph: %s", c->dir, out_rel, e ? e->message : "drawing failed");
+		g_clear_pointer(&out_rel, g_free);
 	}
 	g_clear_error(&e);
 	g_free(title);
 	g_free(subtitle);
-	g_free(svg);
-	return svg_rel;
+	g_free(out);
+	return out_rel;
 }
 
+/* Each profile as an SVG (fold2svg) and as a page (fold2html) beside it. */
 void cap_draw_all(struct session *s)
 {
-	if (!s->fold2svg) {
+	if (!s->fold2svg)
 		cap_warn(s, "fold2svg was not found next to fp-record or in PATH: no graphs drawn");
-		return;
-	}
+	if (!s->fold2html)
+		cap_warn(s, "fold2html was not found next to fp-record or in PATH: no pages drawn");
 	for (guint i = 0; i < s->rows->len; i++) {
 		struct fk_out_row *r = g_ptr_array_index(s->rows, i);
 
-		if (r->on_folded)
-			r->on_svg = draw(s, r, r->on_folded, false);
-		if (r->off_folded)
-			r->off_svg = draw(s, r, r->off_folded, true);
+		if (r->on_folded && s->fold2svg)
+			r->on_svg = draw(s, r, r->on_folded, false, s->fold2svg, ".svg");
+		if (r->on_folded && s->fold2html)
+			r->on_html = draw(s, r, r->on_folded, false, s->fold2html, ".html");
+		if (r->off_folded && s->fold2svg)
+			r->off_svg = draw(s, r, r->off_folded, true, s->fold2svg, ".svg");
+		if (r->off_folded && s->fold2html)
+			r->off_html = draw(s, r, r->off_folded, true, s->fold2html, ".html");
 	}
 }
 
@@ -764,12 +773,15 @@ int cap_write_report(struct session *s, GError **err)
 		g_string_append(out, " |");
 		md_link(out, "on.folded", r->on_folded);
 		md_link(out, "on.svg", r->on_svg);
+		md_link(out, "on.html", r->on_html);
 		md_link(out, "off.folded", r->off_folded);
 		md_link(out, "off.svg", r->off_svg);
+		md_link(out, "off.html", r->off_html);
 		g_string_append(out, " |\n");
 	}
 	g_string_append(out, "\nThe .folded files open in https://www.speedscope.app/ "
-			"(drag and drop); the .svg files in any browser.\n");
+			"(drag and drop); the .svg files in any browser; the .html pages "
+			"in any browser too, with every frame, a sandwich view and no network.\n");
 	if (s->notes->len) {
 		g_string_append(out, "\n## Notes\n\n");
 		for (guint i = 0; i < s->notes->len; i++) {
@@ -804,7 +816,8 @@ void cap_list_paths(struct session *s)
 {
 	for (guint i = 0; i < s->rows->len; i++) {
 		const struct fk_out_row *r = g_ptr_array_index(s->rows, i);
-		const char *files[] = { r->on_folded, r->on_svg, r->off_folded, r->off_svg };
+		const char *files[] = { r->on_folded, r->on_svg, r->on_html,
+					r->off_folded, r->off_svg, r->off_html };
 
 		for (size_t k = 0; k < G_N_ELEMENTS(files); k++)
 			if (files[k])

@@ -156,7 +156,8 @@ if command -v strace >/dev/null; then
 	# and what was made is all there, with no temporary file left
 	(cd "$S/out" && find . | sort) >"$T/tree"
 	for f in ./index.tsv ./report.md ./on.data ./off.data ./on/index.tsv ./off/index.tsv \
-		"./on/fkwork-$BUSY.folded" "./on/fkwork-$BUSY.svg" "./off/fkwork-$BUSY.folded"; do
+		"./on/fkwork-$BUSY.folded" "./on/fkwork-$BUSY.svg" "./on/fkwork-$BUSY.html" \
+		"./off/fkwork-$BUSY.folded"; do
 		grep -qx -- "$f" "$T/tree" || fail "under strace: no $f: $(tr '\n' ' ' <"$T/tree")"
 	done
 	grep -q '/\.' "$T/tree" && fail "under strace: temporary files left: $(grep '/\.' "$T/tree")"

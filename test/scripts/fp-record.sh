@@ -104,7 +104,8 @@ grep -q "recording 3 processes" "$T/a.err" || fail "--exe: not 3 processes annou
 grep -Eq "^fp-record:   ($DECOY1|$DECOY2) " "$T/a.err" && fail "--exe chose a decoy"
 
 for p in $WANT; do
-	for f in on/fkserver-$p.folded on/fkserver-$p.svg off/fkserver-$p.folded off/fkserver-$p.svg; do
+	for f in on/fkserver-$p.folded on/fkserver-$p.svg on/fkserver-$p.html \
+		off/fkserver-$p.folded off/fkserver-$p.svg off/fkserver-$p.html; do
 		[ -s "$A/$f" ] || fail "no $f"
 		grep -qx "$A/$f" "$T/a.out" || fail "$f is not among the paths printed"
 	done
@@ -114,7 +115,7 @@ for f in index.tsv report.md on.data off.data; do
 done
 [ "$(ls -A "$A" | tr '\n' ' ')" = "index.tsv off off.data on on.data report.md " ] ||
 	fail "unexpected files in DIR: $(ls -A "$A" | tr '\n' ' ')"
-head -1 "$A/index.tsv" | grep -qx "$(printf 'process\tpid\texe\ton_cpu\ton_unit\toff_cpu\toff_unit\ton_folded\ton_svg\toff_folded\toff_svg')" ||
+head -1 "$A/index.tsv" | grep -qx "$(printf 'process\tpid\texe\ton_cpu\ton_unit\toff_cpu\toff_unit\ton_folded\ton_svg\toff_folded\toff_svg\ton_html\toff_html')" ||
 	fail "index.tsv header: $(head -1 "$A/index.tsv")"
 [ "$(awk -F'\t' 'NR > 1 && $1 == "fkserver" && $5 == "ns" && $7 == "us" && $4 > 0 && $6 > 0' "$A/index.tsv" | wc -l)" -eq 3 ] ||
 	fail "index.tsv has not 3 processes with ns and us totals: $(cat "$A/index.tsv")"
@@ -133,6 +134,9 @@ done
 xmllint --noout "$A/on/fkserver-$main.svg" || fail "on-CPU SVG is not well-formed"
 grep -q '>fkserver on-CPU<' "$A/on/fkserver-$main.svg" || fail "on-CPU SVG title"
 grep -q '>fkserver off-CPU<' "$A/off/fkserver-$main.svg" || fail "off-CPU SVG title"
+xmllint --noout "$A/on/fkserver-$main.html" || fail "on-CPU page is not well-formed"
+grep -q '<h1 id="title">fkserver on-CPU</h1>' "$A/on/fkserver-$main.html" || fail "on-CPU page title"
+grep -q '"countname": "us"' "$A/off/fkserver-$main.html" || fail "off-CPU page: not in us"
 for p in $WANT; do grep -q "| fkserver | $p |" "$A/report.md" || fail "report.md lacks $p"; done
 if [ -x "$BIN/fold-report" ]; then
 	# fold-report's whole, then each process, its headings a level down
