@@ -106,6 +106,7 @@ int main(int argc, char **argv)
 	if (!opts.by != !opts.output)
 		tool_usage_error(opts.by ? "--by needs -o DIR" : "-o goes with --by");
 	q.by = opts.by;
+	q.count = opts.verbose;
 
 	if (opts.by)
 		s.split = fk_split_out_new();
@@ -123,7 +124,7 @@ int main(int argc, char **argv)
 			  info.unit ? ", unit " : "", info.unit ? info.unit : "",
 			  info.profile && *info.profile ? ", profile " : "",
 			  info.profile ? info.profile : "");
-	if (info.profiles == 0) {
+	if (info.stacks == 0) {
 		tool_warn("%s: no stored profile matches", fk_ch_server(ch));
 		status = FK_EXIT_FAILURE;
 	} else if (s.split) {

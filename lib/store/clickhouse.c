@@ -870,38 +870,65 @@ struct answer {
 	void *data;
 	fk_count sum;
 	uint64_t rows;
+	GHashTable *checks;	/* key -> its text's check (both uint64) */
+	GHashTable *seen;	/* with --by: key and value (GBytes), once */
 };
 
-/* A row of the merged profile: key, found, clash, total, [by,] stack. */
+/*
+ * A row of the merged profile: key, found, check, total, [value,] text.
+ * The texts' table may hold a text twice until ClickHouse merges its
+ * parts (two pushes of a new stack at once), and the join then repeats
+ * the key's row: it is counted once.  A key with two checks names two
+ * texts (a collision) and is refused.
+ */
 static int on_stack(char **f, const size_t *lens, bool totals, void *data, GError **err)
 {
 	struct answer *a = data;
 	int by = a->q->by ? 4 : -1, st = a->q->by ? 5 : 4;
-	uint64_t key;
+	uint64_t key, check, *had;
 	fk_count total;
 
-	if (!parse_u64(f[0], lens[0], &key) || !fk_ch_parse_decimal(f[3], lens[3], &total) ||
-	    lens[1] != 1 || lens[2] != 1) {
-		g_set_error(err, FK_ERROR, FK_ERROR_PARSE, "unexpected answer: a row that is not "
-			    "key, flags, count");
+	if (!parse_u64(f[0], lens[0], &key) || !parse_u64(f[2], lens[2], &check) ||
+	    !fk_ch_parse_decimal(f[3], lens[3], &total) || lens[1] != 1) {
+		g_set_error(err, FK_ERROR, FK_ERROR_PARSE,
+			    "unexpected answer: a row that is not key, flag, check, count");
 		return -1;
 	}
 	if (totals) {
 		if (total != a->sum) {
-			g_set_error(err, FK_ERROR, FK_ERROR_TRUNCATED, "the answer's rows do not add up to its totals row: it is not whole");
+			g_set_error(err, FK_ERROR, FK_ERROR_TRUNCATED,
+				    "the answer's rows do not add up to its totals row: it is not whole");
 			return -1;
 		}
 		return 0;
 	}
 	if (f[1][0] != '1') {
-		g_set_error(err, FK_ERROR, FK_ERROR_IO, "stack key %" G_GUINT64_FORMAT " has samples but no text in foldkit_stacks",
-			    key);
+		g_set_error(err, FK_ERROR, FK_ERROR_IO,
+			    "stack key %" G_GUINT64_FORMAT " has samples but no text in foldkit_stacks", key);
 		return -1;
 	}
-	if (f[2][0] != '0') {
-		g_set_error(err, FK_ERROR, FK_ERROR_IO, "stack key %" G_GUINT64_FORMAT " names two stacks in foldkit_stacks (a hash "
+	if ((had = g_hash_table_lookup(a->checks, &key)) && had[1] != check) {
+		g_set_error(err, FK_ERROR, FK_ERROR_IO,
+			    "stack key %" G_GUINT64_FORMAT " names two stacks in foldkit_stacks (a hash "
 			    "collision): their samples cannot be told apart", key);
 		return -1;
+	}
+	if (!had) {
+		uint64_t *pair = g_new(uint64_t, 2);
+
+		pair[0] = key;
+		pair[1] = check;
+		g_hash_table_insert(a->checks, pair, pair);
+	}
+	if (a->q->by) {
+		GByteArray *b = g_byte_array_sized_new(8 + (guint)lens[by]);
+
+		g_byte_array_append(b, (const guint8 *)&key, 8);
+		g_byte_array_append(b, (const guint8 *)f[by], (guint)lens[by]);
+		if (!g_hash_table_add(a->seen, g_byte_array_free_to_bytes(b)))
+			return 0;	/* this value's row again */
+	} else if (had) {
+		return 0;		/* the same text twice */
 	}
 	a->sum += total;
 	a->rows++;
@@ -941,7 +968,10 @@ int fk_ch_query(struct fk_ch *c, const struct fk_query *q, fk_ch_stack_fn fn, vo
 {
 	GString *sql = g_string_new(NULL), *where = g_string_new(NULL);
 	struct kinds k = { .c = c, .info = info, .seen = g_string_new(NULL) };
-	struct answer a = { .c = c, .q = q, .fn = fn, .data = data };
+	struct answer a = { .c = c, .q = q, .fn = fn, .data = data,
+			    .checks = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL),
+			    .seen = g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
+							  (GDestroyNotify)g_bytes_unref, NULL) };
 	int rc = -1;
 
 	memset(info, 0, sizeof(*info));
@@ -951,24 +981,34 @@ int fk_ch_query(struct fk_ch *c, const struct fk_query *q, fk_ch_stack_fn fn, vo
 	}
 	where_clause(where, q);
 
-	/* one unit and one kind of profile, or no sum means anything */
-	g_string_printf(sql, "SELECT uniqExact(push), count(), unit, profile FROM foldkit_samples%s "
-			"GROUP BY unit, profile WITH TOTALS ORDER BY unit, profile FORMAT TabSeparated",
-			where->str);
-	if (ch_rows(c, sql->str, 4, on_kind, &k, err) < 0)
-		goto out;
-	if (k.n == 0) {			/* nothing selected: no stacks */
-		rc = 0;
-		goto out;
-	}
-	if (k.n > 1) {
-		g_set_error(err, FK_ERROR, FK_ERROR_USAGE, "%s: the selection holds profiles of %u kinds (%s), whose counts cannot be "
-			    "added: choose one with --label unit=... or --label profile=...",
-			    c->url.display, k.n, k.seen->str);
-		goto out;
+	/* one unit and one kind of profile, or no sum means anything: a pass
+	 * over the selection's labels, unless they fix both (and no count of
+	 * profiles is asked for) */
+	if (q->count || !q->match || !*fk_labels_get(q->match, "unit") ||
+	    !*fk_labels_get(q->match, "profile")) {
+		g_string_printf(sql, "SELECT uniqExact(push), count(), unit, profile FROM "
+				"foldkit_samples%s GROUP BY unit, profile WITH TOTALS ORDER BY unit, "
+				"profile FORMAT TabSeparated", where->str);
+		if (ch_rows(c, sql->str, 4, on_kind, &k, err) < 0)
+			goto out;
+		if (k.n == 0) {		/* nothing selected: no stacks */
+			rc = 0;
+			goto out;
+		}
+		if (k.n > 1) {
+			g_set_error(err, FK_ERROR, FK_ERROR_USAGE,
+				    "%s: the selection holds profiles of %u kinds (%s), whose counts "
+				    "cannot be added: choose one with --label unit=... or --label "
+				    "profile=...", c->url.display, k.n, k.seen->str);
+			goto out;
+		}
+	} else {
+		info->unit = g_strdup(fk_labels_get(q->match, "unit"));
+		info->profile = g_strdup(fk_labels_get(q->match, "profile"));
 	}
 
-	g_string_assign(sql, "SELECT key, found, clash, total");
+	/* the sums by key, each joined to its text (ALL: see on_stack()) */
+	g_string_assign(sql, "SELECT key, found, check, total");
 	if (q->by)
 		g_string_append(sql, ", lv");
 	g_string_append(sql, ", text FROM (SELECT ");
@@ -976,17 +1016,19 @@ int fk_ch_query(struct fk_ch *c, const struct fk_query *q, fk_ch_stack_fn fn, vo
 		label_expr(sql, q->by);
 		g_string_append(sql, " AS lv, ");
 	}
-	g_string_append_printf(sql, "stack AS key, sum(value) AS total FROM foldkit_samples%s GROUP BY ",
-			       where->str);
+	g_string_append_printf(sql, "stack AS key, sum(value) AS total FROM foldkit_samples%s "
+			       "GROUP BY ", where->str);
 	if (q->by)
 		g_string_append(sql, "lv, ");
-	g_string_append_printf(sql, "key WITH TOTALS) ANY LEFT JOIN (SELECT key, any(stack) AS text, "
-			       "toUInt8(1) AS found, toUInt8(min(check) != max(check)) AS clash FROM foldkit_stacks WHERE key GLOBAL IN "
-			       "(SELECT stack FROM foldkit_samples%s) GROUP BY key) USING key "
-			       "FORMAT TabSeparated", where->str);
+	g_string_append_printf(sql, "key WITH TOTALS) ALL LEFT JOIN (SELECT key, stack AS text, "
+			       "check, toUInt8(1) AS found FROM foldkit_stacks WHERE key GLOBAL IN "
+			       "(SELECT stack FROM foldkit_samples%s)) USING key FORMAT TabSeparated",
+			       where->str);
 	rc = ch_rows(c, sql->str, q->by ? 6 : 5, on_stack, &a, err);
 	info->stacks = a.rows;
 out:
+	g_hash_table_destroy(a.checks);
+	g_hash_table_destroy(a.seen);
 	g_string_free(k.seen, TRUE);
 	g_string_free(where, TRUE);
 	g_string_free(sql, TRUE);

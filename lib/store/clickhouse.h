@@ -109,14 +109,17 @@ struct fk_query {
 	int64_t from, until;		/* profiles whose window starts in
 					   [from, until) */
 	const char *by;			/* a label key to split by, or NULL */
+	bool count;			/* count the profiles and rows (a pass
+					   more when match fixes the unit and
+					   the profile kind) */
 };
 
 /* What a query selected. */
 struct fk_query_info {
 	char *unit;			/* the profiles' unit; NULL when none */
 	char *profile;			/* their kind ("on-cpu"), "" when unsaid */
-	uint64_t profiles;		/* pushed profiles in the selection */
-	uint64_t rows;			/* their sample rows */
+	uint64_t profiles;		/* pushed profiles in the selection, and */
+	uint64_t rows;			/* their sample rows, when counted */
 	uint64_t stacks;		/* lines of the answer */
 };
 
@@ -135,7 +138,8 @@ typedef int (*fk_ch_stack_fn)(const char *by, size_t by_len, const char *stack, 
  * stack key (GROUP BY), joins each key to its text, and streams the
  * answer, which fn gets in no particular order (the caller sorts: see
  * core/foldtable.h).  Refused: a selection of more than one unit or
- * profile kind (no sum of nanoseconds and microseconds means anything),
+ * profile kind (no sum of nanoseconds and microseconds means anything;
+ * checked by a first pass unless q->match fixes both),
  * a key whose stacks table holds two texts (a collision: its samples
  * cannot be told apart) or none, and an answer that is not whole (its
  * totals row missing, or not the sum of its rows).  Returns 0, or -1 with

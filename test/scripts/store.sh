@@ -228,6 +228,27 @@ must_fail "a file outside a split directory" 1 "index.tsv:3: a file that is not 
 	fold-push "$ONE" -l host=e1 "$T/evil"
 must_fail "an evil directory stored nothing" 1 "no stored profile matches" fold-query "$ONE" -l host=e1
 
+# --- a text stored twice (two pushes of a new stack at once, before
+# ClickHouse merges them) counts once; a key with two texts (a collision)
+# or none is refused
+COLL=clickhouse://$A:$CH_HTTP/coll
+fold-push --init "$COLL" > /dev/null || fail "--init coll"
+push "$COLL" x1 coll $T1 "$JA" || fail "push coll"
+push "$COLL" x2 coll $T1 "$JA" || fail "push coll x2"
+ch_sql $A "INSERT INTO coll.foldkit_stacks (key, stack) SELECT key, stack FROM coll.foldkit_stacks"
+[ "$(ch_sql $A "SELECT count() - uniqExact(key) FROM coll.foldkit_stacks")" -gt 0 ] || fail "no duplicate texts made"
+fold-query "$COLL" > "$T/q" || fail "query with texts twice"
+same "a text stored twice counts once" <(sum "$JA" "$JA") "$T/q"
+rm -rf "$T/by"
+fold-query "$COLL" --by host -o "$T/by" || fail "query --by with texts twice"
+same "a text stored twice counts once (--by)" <(sum "$JA") "$T/by/x1.folded"
+key=$(ch_sql $A "SELECT any(key) FROM coll.foldkit_stacks")
+ch_sql $A "INSERT INTO coll.foldkit_stacks (key, stack) VALUES ($key, 'not;the;same;text')"
+must_fail "a key with two texts" 1 "stack key $key names two stacks" fold-query "$COLL"
+must_fail "a key with two texts (pinned)" 1 "names two stacks" fold-query "$COLL" -l unit=samples -l profile=on-cpu
+ch_sql $A "INSERT INTO coll.foldkit_samples (time, until, host, service, profile, unit, push, stack, value) VALUES ($T2, $T2, 'x3', 'coll', 'on-cpu', 'samples', 1, 42, 5)"
+must_fail "samples without a text" 1 "stack key 42 has samples but no text" fold-query "$COLL" -l host=x3
+
 # --- what must fail, and leave nothing stored
 rows_one() { ch_sql $A "SELECT count() FROM single.foldkit_samples"; }
 before=$(rows_one)
