@@ -21,6 +21,7 @@ void fk_proc_free(struct fk_proc *p)
 	g_free(p->comm);
 	g_free(p->exe);
 	g_free(p->cmdline);
+	g_strfreev(p->argv);
 	g_free(p);
 }
 
@@ -58,6 +59,15 @@ bool fk_proc_parse_stat(const char *s, struct fk_proc *p)
 	f = close + 3;
 	if (!stat_int(&f, &ppid) || !stat_int(&f, &pgid))
 		return false;
+	/* session ... itrealvalue (fields 6 to 21), then starttime */
+	p->start = 0;
+	for (int field = 6; field <= 22 && *f == ' '; field++) {
+		const char *v = f + 1;
+
+		f = v + strcspn(v, " ");
+		if (field == 22 && g_ascii_isdigit(*v))
+			p->start = g_ascii_strtoull(v, NULL, 10);
+	}
 	g_free(p->comm);
 	p->comm = g_strndup(open + 1, (gsize)(close - open - 1));
 	p->state = state;
@@ -66,20 +76,33 @@ bool fk_proc_parse_stat(const char *s, struct fk_proc *p)
 	return true;
 }
 
-static char *read_cmdline(const char *root, int pid)
+/* The arguments, joined by spaces (the result) and one by one (*argv). */
+static char *read_cmdline(const char *root, int pid, char ***argv)
 {
 	char *path = path_of(root, pid, "cmdline"), *s = NULL;
 	gsize len = 0;
 
+	*argv = NULL;
 	if (g_file_get_contents(path, &s, &len, NULL)) {
+		GPtrArray *v = g_ptr_array_new();
+
 		while (len > 0 && s[len - 1] == '\0')
 			len--;
+		for (gsize i = 0, a = 0; i <= len && len > 0; i++)
+			if (i == len || s[i] == '\0') {
+				g_ptr_array_add(v, g_strndup(s + a, i - a));
+				a = i + 1;
+			}
+		g_ptr_array_add(v, NULL);
+		*argv = (char **)g_ptr_array_free(v, FALSE);
 		for (gsize i = 0; i < len; i++)
 			if (s[i] == '\0')
 				s[i] = ' ';
 		s[len] = '\0';
-		if (len == 0)
+		if (len == 0) {
 			g_clear_pointer(&s, g_free);
+			g_clear_pointer(argv, g_strfreev);
+		}
 	}
 	g_free(path);
 	return s;
@@ -118,7 +141,7 @@ struct fk_proc *fk_proc_read(const char *root, int pid, unsigned what)
 		g_free(path);
 	}
 	if (what & FK_PROC_CMDLINE)
-		p->cmdline = read_cmdline(root, pid);
+		p->cmdline = read_cmdline(root, pid, &p->argv);
 	return p;
 }
 

@@ -38,6 +38,9 @@ struct fk_proc {
 				   "/usr/bin/x (deleted)"; NULL: see exe_errno */
 	int exe_errno;
 	char *cmdline;		/* arguments joined by spaces, or NULL */
+	char **argv;		/* the arguments, NULL-terminated, or NULL */
+	unsigned long long start;	/* stat's starttime, clock ticks after
+					   boot: start order (0: unknown) */
 };
 
 enum {
@@ -57,7 +60,8 @@ void fk_proc_free(struct fk_proc *p);
 /*
  * Parses a stat line ("PID (COMM) S PPID PGRP ...": the name may hold any
  * byte but NUL, ')' and blanks included) into p's comm (owned by p),
- * state, ppid and pgid; false if it is not one.
+ * state, ppid and pgid, and start when the line goes on to its 22nd field
+ * (0 if it does not); false if it is not one.
  */
 bool fk_proc_parse_stat(const char *s, struct fk_proc *p);
 
