@@ -4,6 +4,7 @@
  */
 #include "core/foldtable.h"
 #include "core/intern.h"
+#include "core/splitindex.h"
 #include "export/speedscope.h"
 #include "tool.h"
 
@@ -32,9 +33,59 @@ static const char description[] =
 	"Examples:\n"
 	"  fp-collapse --tid perf.txt | fold2speedscope --unit ns > cpu.speedscope.json\n"
 	"  fold2speedscope --split --unit us offcpu.folded > offcpu.speedscope.json\n"
+	"  fold2speedscope --split capture/on/server-4242.folded > server.json\n"
 	"\n"
 	"Exit status: 0 success, 1 bad or unreadable input or a write error,\n"
 	"2 usage error.  See fold2speedscope(1).";
+
+/*
+ * The unit the index.tsv beside each file gives it (a split= directory's,
+ * or a capture's on/ and off/), the same for all, into *unit (NULL: none
+ * says).  A file the index does not list says nothing.  FK_EXIT_FAILURE
+ * after an error message: a bad index.tsv, or files of two units, which
+ * one profile cannot hold.
+ */
+static int files_unit(char **files, int n, char **unit)
+{
+	char *from = NULL;
+	int status = FK_EXIT_OK;
+
+	*unit = NULL;
+	for (int i = 0; i < n && status == FK_EXIT_OK; i++) {
+		char *dir = g_path_get_dirname(files[i]);
+		char *base = g_path_get_basename(files[i]);
+		char *index = g_build_filename(dir, "index.tsv", NULL);
+		struct fk_split_index *x = NULL;
+		GError *err = NULL;
+
+		if (strcmp(files[i], "-") != 0 && g_file_test(index, G_FILE_TEST_EXISTS) &&
+		    !(x = fk_split_index_read(dir, 0, &err))) {
+			tool_warn_error(err);
+			status = FK_EXIT_FAILURE;
+		}
+		for (guint j = 0; x && x->unit && j < x->rows->len; j++) {
+			const struct fk_split_row *r = g_ptr_array_index(x->rows, j);
+
+			if (strcmp(r->file, base) != 0)
+				continue;
+			if (*unit && strcmp(*unit, x->unit) != 0) {
+				tool_warn("%s: counts in %s, but %s's in %s (index.tsv): one profile holds one unit",
+					  files[i], x->unit, from, *unit);
+				status = FK_EXIT_FAILURE;
+			} else if (!*unit) {
+				*unit = g_strdup(x->unit);
+				from = g_strdup(files[i]);
+			}
+			break;
+		}
+		fk_split_index_free(x);
+		g_free(index);
+		g_free(base);
+		g_free(dir);
+	}
+	g_free(from);
+	return status;
+}
 
 /* Bytewise order of the roots, as in the folded file. */
 static int cmp_str(const void *a, const void *b)
@@ -93,6 +144,7 @@ static void add_split(struct ss_doc *d, struct fold_entry **e, size_t n,
 int main(int argc, char **argv)
 {
 	enum ss_unit unit = SS_UNIT_NONE;
+	char *index_unit;
 	struct fold_table *t;
 	struct fold_entry **e;
 	struct skip_log *skips;
@@ -110,6 +162,23 @@ int main(int argc, char **argv)
 	if (opts.unit && !ss_unit_parse(opts.unit, &unit))
 		tool_usage_error("--unit '%s': not a time (ns, us, ms, s, or nanoseconds ...), "
 				 "bytes, or a count (samples, switches, events, none)", opts.unit);
+	if (files_unit(argv + 1, argc - 1, &index_unit) != FK_EXIT_OK)
+		return tool_finish(FK_EXIT_FAILURE);
+	if (index_unit) {
+		enum ss_unit u;
+
+		if (!ss_unit_parse(index_unit, &u)) {
+			tool_warn("index.tsv gives the unit '%s', which speedscope cannot show: "
+				  "give --unit", index_unit);
+			g_free(index_unit);
+			return tool_finish(FK_EXIT_FAILURE);
+		}
+		if (opts.unit && u != unit)
+			tool_usage_error("--unit %s, but index.tsv gives the counts in %s",
+					 opts.unit, index_unit);
+		unit = u;
+		g_free(index_unit);
+	}
 
 	t = fold_table_new();
 	skips = skip_log_new();

@@ -9,7 +9,8 @@
 #    test profiles (Java, Node, kernel, ~1 MB) and on names with quotes,
 #    controls, U+2028 and invalid UTF-8 (U+FFFD, one per bad byte);
 #    --unit in the words the other tools take (ns, us) read as speedscope's
-#    nanoseconds and microseconds;
+#    nanoseconds and microseconds; without --unit, a split= directory's
+#    file in the unit its index.tsv gives (ns);
 #    --split on no stacks (a document without profiles);
 #  - fold2pprof's profiles, through speedscope's pprof importer: the same
 #    stacks and totals.
@@ -111,8 +112,10 @@ fold2speedscope --unit milliseconds "$T/names.folded" > "$T/names.json" 2> "$T/n
 grep -q '2 names held bytes that are not UTF-8' "$T/names.err" || fail "no note about U+FFFD: $(cat "$T/names.err")"
 fold2pprof --type cpu/nanoseconds "$T/real.folded" > "$T/real.pb.gz" || fail "fold2pprof"
 fold2speedscope --split < /dev/null > "$T/empty.json" || fail "fold2speedscope --split on no stacks"
+SPLIT_ON=$ROOT/test/golden/fold-report/data/split-on
+fold2speedscope --split "$SPLIT_ON/spin-1-12158.folded" > "$T/indexunit.json" || fail "fold2speedscope (index.tsv's unit)"
 load --frames "$T/real.json" "$T/split.json" "$T"/*-collapsed-tid.txt.json "$T/names.json" "$T/real.pb.gz" \
-	"$T/empty.json"
+	"$T/empty.json" "$T/indexunit.json"
 grep -v '^frame ' "$T/dump" > "$T/dump.noframes"
 
 # 1. fold2speedscope over real profiles, whole and split
@@ -123,6 +126,9 @@ got split.json | grep -v '^frame ' > "$T/got"
 expect "$T/real.folded" real.folded microseconds 1 > "$T/want"
 same "fold2speedscope --split" "$T/want" "$T/got"
 [ "$(grep -c '^profile ' "$T/got")" -gt 5 ] || fail "--split gave too few profiles to test much"
+got indexunit.json | grep -v '^frame ' > "$T/got"
+expect "$SPLIT_ON/spin-1-12158.folded" spin-1-12158.folded nanoseconds 1 > "$T/want"
+same "fold2speedscope, the unit from index.tsv" "$T/want" "$T/got"
 
 # 2. every folded file of FlameGraph's tests
 for f in "$DATA"/*-collapsed-tid.txt; do
