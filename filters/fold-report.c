@@ -5,6 +5,7 @@
  */
 #include "core/folded.h"
 #include "core/splitindex.h"
+#include "report/compare.h"
 #include "report/report.h"
 #include "tool.h"
 
@@ -15,6 +16,8 @@ static struct opts {
 	gboolean json, group_threads, no_default_categories, verbose;
 	int top;
 	char *offcpu, *min_share, *unit, *offcpu_unit;
+	char *base;
+	double window[2];
 	char **categories;
 } opts = { .top = 15 };
 
@@ -29,6 +32,9 @@ static const GOptionEntry entries[] = {
 	{ "unit", 'u', 0, G_OPTION_ARG_STRING, &opts.unit, "What a count is: samples (default), ns, us, switches...", "UNIT" },
 	{ "countname", 0, 0, G_OPTION_ARG_STRING, &opts.unit, "The same as --unit (fold2svg's name)", "UNIT" },
 	{ "offcpu-unit", 0, 0, G_OPTION_ARG_STRING, &opts.offcpu_unit, "What an off-CPU count is (default us, as foldkit.so offcpu)", "UNIT" },
+	{ "base", 'b', 0, G_OPTION_ARG_FILENAME, &opts.base, "Compare with this earlier profile, split directory or capture", "OLD" },
+	{ "base-window", 0, 0, G_OPTION_ARG_DOUBLE, &opts.window[0], "--base: the base's window in seconds", "SECONDS" },
+	{ "window", 0, 0, G_OPTION_ARG_DOUBLE, &opts.window[1], "--base: the new profile's window in seconds", "SECONDS" },
 	{ "verbose", 'v', 0, G_OPTION_ARG_NONE, &opts.verbose, "List every skipped line with its line number", NULL },
 	{ NULL },
 };
@@ -44,6 +50,7 @@ static const char description[] =
 	"  fold-report cpu.folded\n"
 	"  fold-report --unit ns --offcpu off.folded cpu.folded\n"
 	"  fold-report --json -n 5 on-cpu/ | jq '.findings'\n"
+	"  fold-report --base capture-before capture-after\n"
 	"\n"
 	"Exit status: 0 success, 1 unreadable or differential input or a write\n"
 	"error, 2 usage error.  See fold-report(1).";
@@ -179,6 +186,41 @@ static void take_unit(const char *dir, const char *dir_unit, const char *option,
 	*unit = dir_unit;
 }
 
+/* --base OLD NEW: what changed (report/compare.h) */
+static int compare_main(int argc, char **argv, const struct report_opts *ro)
+{
+	struct cmp_opts o = CMP_OPTS_INIT;
+	struct skip_log *skips = skip_log_new();
+	struct cmp_side *side[2] = { NULL, NULL };
+	GError *err = NULL;
+	int status = FK_EXIT_FAILURE;
+
+	if (argc != 2 || opts.offcpu)
+		tool_usage_error("--base OLD takes one NEW (a file, split directory or capture), and no --offcpu");
+	for (int i = 0; i < 2; i++)
+		if (!(opts.window[i] >= 0 && opts.window[i] < 1e9))
+			tool_usage_error("--%swindow must be a number of seconds", i ? "" : "base-");
+	o.top = ro->top;
+	o.format = ro->format;
+	o.unit = opts.unit;
+	o.window[0] = opts.window[0];
+	o.window[1] = opts.window[1];
+	for (int i = 0; i < 2 && !err; i++)
+		if ((side[i] = cmp_side_read(i ? argv[1] : opts.base, i, &o, skips, &err)))
+			for (const char *const *n = cmp_side_notes(side[i]); *n; n++)
+				tool_warn("%s", *n);
+	tool_report_skips(skips, opts.verbose);
+	if (!err && cmp_pair(side[0], side[1], &err) == 0 &&
+	    cmp_write(stdout, side[0], side[1], &o, &err) == 0)
+		status = FK_EXIT_OK;
+	if (err)
+		tool_warn_error(err);
+	cmp_side_free(side[0]);
+	cmp_side_free(side[1]);
+	skip_log_free(skips);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	struct report_opts o = REPORT_OPTS_INIT;
@@ -214,6 +256,10 @@ int main(int argc, char **argv)
 	o.offcpu_unit = opts.offcpu_unit ? opts.offcpu_unit : o.offcpu_unit;
 	o.categories = cats;
 	o.format = opts.json ? REPORT_JSON : REPORT_MARKDOWN;
+	if (opts.base) {
+		category_list_free(cats);
+		return tool_finish(compare_main(argc, argv, &o));
+	}
 
 	skips = skip_log_new();
 	status = read_input(&on, argv + 1, argc - 1, skips, &on_unit);

@@ -1,0 +1,201 @@
+#!/bin/bash
+# fp-record-compare.sh - before and after: the bundled server
+# test/workloads/fkcmp.c (a main process and two workers of one
+# executable) recorded twice by fp-record, the second time with
+# FKCMP_SLOW=1, which makes each worker's decode thread also compute in
+# checksum_frame and its flush thread also sleep in slow_flush; then
+#  - fold-report --base BEFORE AFTER --json agrees with a computation of
+#    its own here (Python, from the captures' folded files): per process
+#    (paired by name and pid order) and profile, every function's self and
+#    inclusive count per second of window, the change, the shares, the
+#    standard error of sampling on-CPU (w*sqrt(n), w a sample's weight:
+#    a profile's total over its samples in on/index.tsv), and which
+#    changes are left out as
+#    within 3 standard errors; off-CPU, nothing but an unchanged function
+#    left out;
+#  - the planted change is found: checksum_frame new in both workers'
+#    on-CPU profiles and slow_flush in their off-CPU profiles, and in the
+#    main process's profiles neither;
+#  - the Markdown says the unit, how it normalises and what it leaves out.
+# Skipped (77) where perf cannot record.
+set -u
+. "$(dirname "$0")/plugin-lib.sh"
+
+FPR=$BIN/fp-record
+export FOLDKIT_PERF=perf
+if [ ${#PLUGIN_ENV[@]} -gt 0 ]; then	# a sanitizer build: see fp-record.sh
+	REAL_PERF=$(command -v perf)
+	{
+		echo '#!/bin/sh'
+		echo 'case " $* " in *" --dlfilter "*)'
+		printf '  exec env %q %q %q "$@";;\n' "${PLUGIN_ENV[@]}" "$REAL_PERF"
+		echo 'esac'
+		printf 'exec %q "$@"\n' "$REAL_PERF"
+	} >"$T/perf-san"
+	chmod +x "$T/perf-san"
+	FOLDKIT_PERF=$T/perf-san
+fi
+
+S=$T/fkcmp
+cc -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -pthread -o "$S" \
+	"$ROOT/test/workloads/fkcmp.c" || { echo "cannot build fkcmp" >&2; exit 1; }
+
+# windows of different lengths, which the comparison divides out
+for run in before after; do
+	slow=0 d=2.5; [ $run = after ] && slow=1 d=3
+	FKCMP_SLOW=$slow "$FPR" -d $d -F 999 -o "$T/$run" -- "$S" 4500 \
+		>"$T/$run.out" 2>"$T/$run.err" ||
+		{ echo "FAIL: fp-record ($run): $(tail -3 "$T/$run.err")" >&2; exit 1; }
+done
+window() { sed -n 's/^- Window: \([0-9.]*\) s$/\1/p' "$1/report.md"; }
+WB=$(window "$T/before"); WA=$(window "$T/after")
+[ -n "$WB" ] && [ -n "$WA" ] || { echo "FAIL: no window in report.md" >&2; exit 1; }
+
+"$BIN/fold-report" --base "$T/before" "$T/after" --base-window "$WB" --window "$WA" \
+	--json --top 100000 >"$T/cmp.json" 2>"$T/cmp.err" ||
+	{ echo "FAIL: fold-report --base: $(cat "$T/cmp.err")" >&2; exit 1; }
+"$BIN/fold-report" --base "$T/before" "$T/after" --base-window "$WB" --window "$WA" \
+	>"$T/cmp.md" 2>>"$T/cmp.err" || fail "fold-report --base (Markdown)"
+
+python3 - "$T/before" "$T/after" "$WB" "$WA" "$T/cmp.json" <<'EOF' || FAILED=1
+import glob, json, math, os, re, sys
+from fractions import Fraction
+
+base, new, wb, wa, got = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), sys.argv[5]
+Z = 3
+bad = []
+
+def read_side(cap):
+    """{key: {kind: {fn: [self, incl], None: [total, samples]}}}"""
+    procs = {}
+    for kind in ("on-cpu", "off-cpu"):
+        d = os.path.join(cap, kind[:-4])
+        rows = [l.rstrip("\n").split("\t") for l in open(os.path.join(d, "index.tsv"))]
+        head = rows[0]
+        for r in rows[1:]:
+            cell = dict(zip(head, r))
+            path = os.path.join(d, cell["file"])
+            comm, pid = cell["comm"], int(cell["pid"])
+            fns = procs.setdefault((comm, pid), {}).setdefault(kind, {})
+            fns.setdefault(None, [0, 0])[1] += int(cell["samples"])
+            for line in open(path, encoding="utf-8", errors="surrogateescape"):
+                stack, count = line.rstrip("\n").rsplit(" ", 1)
+                c = int(count)
+                frames = stack.split(";")[1:]
+                for f in set(frames):
+                    fns.setdefault(f, [0, 0])[1] += c
+                if frames:
+                    fns.setdefault(frames[-1], [0, 0])[0] += c
+                fns.setdefault(None, [0, 0])[0] += c   # the total
+    keyed = {}
+    names = sorted(set(c for c, _ in procs))
+    for n in names:
+        pids = sorted(p for c, p in procs if c == n)
+        for i, p in enumerate(pids):
+            keyed[n if len(pids) == 1 else "%s#%d" % (n, i + 1)] = procs[(n, p)]
+    allp = {}
+    for prof in keyed.values():
+        for kind, fns in prof.items():
+            a = allp.setdefault(kind, {})
+            for f, (s, i) in fns.items():
+                x = a.setdefault(f, [0, 0])
+                x[0] += s
+                x[1] += i
+    keyed["all"] = allp
+    return keyed
+
+def weight(prof):
+    total, samples = prof.get(None, [0, 0])
+    return total / samples if samples else 0
+
+B = read_side(base)
+N = read_side(new)
+doc = json.load(open(got))
+if not doc["per_second"] or abs(doc["base_window"] - wb) > 1e-9 or abs(doc["new_window"] - wa) > 1e-9:
+    bad.append("windows or per_second: %r %r %r" % (doc["per_second"], doc["base_window"], doc["new_window"]))
+seen = set()
+for c in doc["comparisons"]:
+    key, kind = c["process"], c["profile"]
+    seen.add((key, kind))
+    pb = B.get(key, {}).get(kind, {})
+    pn = N.get(key, {}).get(kind, {})
+    tb, tn = pb.get(None, [0, 0])[0], pn.get(None, [0, 0])[0]
+    sampled = kind == "on-cpu"
+    gb, gn = weight(pb), weight(pn)
+    for col, table in ((0, "self"), (1, "inclusive")):
+        want = {}
+        within = 0
+        for f in set(pb) | set(pn):
+            if f is None:
+                continue
+            cb, cn = pb.get(f, [0, 0])[col], pn.get(f, [0, 0])[col]
+            rb, rn = cb / wb, cn / wa
+            d = rn - rb
+            if d == 0:
+                continue
+            err = math.sqrt(gb * cb / (wb * wb) + gn * cn / (wa * wa)) if sampled else 0
+            if sampled and abs(d) <= Z * err:
+                if abs(abs(d) - Z * err) > 1e-6 * abs(d):
+                    within += 1
+                continue
+            want[f] = (rb, rn, d, cb / tb if tb else 0, cn / tn if tn else 0, err)
+        rows = {r["frame"]: r for r in c[table]}
+        for f, (rb, rn, d, sb, sn, err) in want.items():
+            r = rows.get(f)
+            if r is None:
+                bad.append("%s %s %s: %s (change %.3f) missing" % (key, kind, table, f, d))
+                continue
+            for name, v in (("base", rb), ("new", rn), ("delta", d)):
+                if abs(r[name] - v) > 0.0015 + 1e-9 * abs(v):
+                    bad.append("%s %s %s %s: %s %r, want %.3f" % (key, kind, table, f, name, r[name], v))
+            for name, v in (("base_share", sb), ("new_share", sn)):
+                if abs(r[name] - v) > 1.5e-6:
+                    bad.append("%s %s %s %s: %s %r, want %.6f" % (key, kind, table, f, name, r[name], v))
+            if sampled and abs(r["error"] - err) > 0.0015 + 1e-9 * err:
+                bad.append("%s %s %s %s: error %r, want %.3f" % (key, kind, table, f, r["error"], err))
+        for f in rows:
+            if f not in want:
+                bad.append("%s %s %s: %s listed, but within the error or unchanged" % (key, kind, table, f))
+        order = [r["frame"] for r in c[table]]
+        ranked = sorted(want, key=lambda f: (-abs(want[f][2]), f.encode("utf-8", "surrogateescape")))
+        if order != ranked and not bad:
+            bad.append("%s %s %s: order %r, want %r" % (key, kind, table, order[:5], ranked[:5]))
+        if not sampled and c[table + "_left_out"] != 0:
+            bad.append("%s %s %s: %d left out of a measured profile" % (key, kind, table, c[table + "_left_out"]))
+        if sampled and abs(c[table + "_left_out"] - within) > 2:
+            bad.append("%s %s %s: %d left out, want %d" % (key, kind, table, c[table + "_left_out"], within))
+want_pairs = set((k, kind) for k in B if k in N for kind in ("on-cpu", "off-cpu")
+                 if kind in B[k] or kind in N[k])
+if seen != want_pairs:
+    bad.append("compared %r, want %r" % (sorted(seen), sorted(want_pairs)))
+
+# the planted change: in both workers (fkcmp#2, fkcmp#3), not in the main process
+def frames(key, kind, table="inclusive"):
+    for c in doc["comparisons"]:
+        if c["process"] == key and c["profile"] == kind:
+            return {r["frame"]: r for r in c[table]}
+    return {}
+for w in ("fkcmp#2", "fkcmp#3"):
+    r = frames(w, "on-cpu").get("checksum_frame")
+    if not r or r["base"] != 0 or r["new"] <= 0:
+        bad.append("%s: checksum_frame not found new on-CPU: %r" % (w, r))
+    r = frames(w, "off-cpu").get("slow_flush")
+    if not r or r["base"] != 0 or r["new"] <= 0:
+        bad.append("%s: slow_flush not found new off-CPU: %r" % (w, r))
+for kind, f in (("on-cpu", "checksum_frame"), ("off-cpu", "slow_flush")):
+    if f in frames("fkcmp#1", kind):
+        bad.append("fkcmp#1 (the main process) has %s" % f)
+for b in bad[:20]:
+    print("FAIL:", b, file=sys.stderr)
+n = sum(len(c["self"]) + len(c["inclusive"]) for c in doc["comparisons"])
+print("compared %d profiles, %d rows agree with the computation here" % (len(doc["comparisons"]), n))
+sys.exit(1 if bad else 0)
+EOF
+
+grep -q '^## `fkcmp#2`: on-CPU (ns per second)$' "$T/cmp.md" || fail "Markdown: no on-CPU section with its unit for fkcmp#2"
+grep -q '^## `fkcmp#2`: off-CPU (us per second)$' "$T/cmp.md" || fail "Markdown: no off-CPU section with its unit"
+grep -q '^- Normalised: every count is divided by its side' "$T/cmp.md" || fail "Markdown: does not say how it normalises"
+grep -q 'within 3 standard errors of sampling' "$T/cmp.md" || fail "Markdown: does not say what it leaves out"
+grep -q '^| `checksum_frame` | 0 | ' "$T/cmp.md" || fail "Markdown: checksum_frame not shown new"
+[ $FAILED = 0 ] || exit 1
+echo "fp-record-compare: ok"
