@@ -21,8 +21,9 @@
  * and no sort; once a stack comes out of order, stacks added by reference
  * (fg_add_ref()) are kept as references and sorted (summing equal ones)
  * whenever they double, and copied ones go to a fold_table, so memory stays
- * within about twice the distinct stacks either way.  Each '<' and '>' in a stack becomes '('
- * and ')' as flamegraph.pl does (scripts that read its SVGs rely on it).
+ * within about twice the distinct stacks either way.  Frame names are kept
+ * as they come ('<' and '>' included): the writers escape them for where
+ * they land (svgwriter.h, htmlwriter.h).
  *
  * Frames narrower than the minimum width are dropped while walking, so
  * memory grows with unique stacks and drawn frames, never with input size
