@@ -155,7 +155,7 @@ async function open(name, query, opts) {
 	if (opts && opts.dark)
 		await page.emulateMedia({ colorScheme: "dark" });
 	await page.goto("file://" + path.join(dir, name + ".html") + (query || ""));
-	await page.waitForSelector("html[data-ready]", { timeout: 120000 });
+	await page.waitForSelector("html[data-ready]", { timeout: 0 });
 	await settle(page);
 	page.errors = errors;
 	pages.push(page);
@@ -179,7 +179,7 @@ const search = (page) => page.$eval("#matched", (e) => e.textContent);
 
 async function waitMatched(page) {
 	await page.waitForFunction(() => /^(Matched|Invalid|Search stopped)/.test(
-		document.getElementById("matched").textContent), null, { timeout: 60000 });
+		document.getElementById("matched").textContent), null, { timeout: 0 });
 	await settle(page);
 	return search(page);
 }

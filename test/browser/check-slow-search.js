@@ -26,13 +26,13 @@ async function main() {
 		const matched = () => page.$eval("#matched", (e) => e.textContent);
 
 		// (a page that runs the regex itself never finishes loading)
-		await page.goto(url + "?s=" + encodeURIComponent("(a*)*$b"), { timeout: 60000 });
+		await page.goto(url + "?s=" + encodeURIComponent("(a*)*$b"), { timeout: 0 });
 		// while the regex runs, the page still answers: a page that ran
 		// it itself would answer only after it, no longer "Searching"
 		const busy = await page.evaluate(() => document.getElementById("matched").textContent);
 		check(busy.startsWith("Searching"), `the page answers during the search: '${busy}'`);
 		await page.waitForFunction(() => /^Search stopped/.test(
-			document.getElementById("matched").textContent), null, { timeout: 15000 })
+			document.getElementById("matched").textContent), null, { timeout: 0 })
 			.catch(() => {});
 		const said = await matched();
 		check(/^Search stopped after \d+ s: the regex is too slow$/.test(said),
@@ -45,7 +45,7 @@ async function main() {
 		page.nextAnswer = "^b$";
 		await page.click("#search");
 		await page.waitForFunction(() => /^Matched/.test(
-			document.getElementById("matched").textContent), null, { timeout: 10000 })
+			document.getElementById("matched").textContent), null, { timeout: 0 })
 			.catch(() => {});
 		check(await matched() === "Matched: 50.0%", `then a search for ^b$ matches 50.0%: '${await matched()}'`);
 		check(errors.length === 0, "no script errors" + (errors.length ? ": " + errors.join("; ") : ""));

@@ -46,7 +46,7 @@ async function frames(page) {
 // The search runs in a worker: wait for its answer (or its refusal).
 async function searched(page) {
 	await page.waitForFunction(() => /^(Matched|Invalid|Search stopped)/.test(
-		document.getElementById("matched").textContent), null, { timeout: 10000 });
+		document.getElementById("matched").textContent), null, { timeout: 0 });
 }
 
 function named(list, name) {

@@ -24,13 +24,17 @@ async function launch() {
 	try {
 		ctx = await chromium.launchPersistentContext(profile, {
 			executablePath: EXECUTABLE, headless: true, args: ARGS,
-			timeout: 60000,
+			timeout: 0,
 		});
 	} catch (e) {
 		fs.rmSync(profile, { recursive: true, force: true });
 		console.error("browser test FAILED: Chromium could not start: " + e.message);
 		process.exit(3);
 	}
+	// No action of a test has a time limit: on a loaded machine a page may
+	// take minutes, and a hang is the calling script's `timeout` to catch.
+	ctx.setDefaultTimeout(0);
+	ctx.setDefaultNavigationTimeout(0);
 	return {
 		ctx,
 		async close() {

@@ -17,3 +17,6 @@ command -v node >/dev/null || fail "node is missing (apt-get install nodejs)"
 	fail "no playwright-core in $BROWSER_DIR/node_modules (tools/deps install test)"
 [ -f "$BROWSER_DIR/node_modules/speedscope/package.json" ] ||
 	fail "no speedscope in $BROWSER_DIR/node_modules (tools/deps install test)"
+# The browser tests set no time limit of their own: on a loaded machine a
+# page may take minutes.  This only ends a run that hangs (seconds).
+BROWSER_HANG=${FOLDKIT_BROWSER_HANG:-1800}

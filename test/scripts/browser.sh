@@ -16,7 +16,7 @@ fail() { echo "browser test FAILED: $*" >&2; exit 1; }
 
 TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
 "$BIN/fold2svg" "$DIR/sample.folded" > "$TMP/sample.svg" || fail "fold2svg failed"
-cd "$DIR" && timeout 300 node check-svg.js "$DIR/sample.folded" "$TMP/sample.svg"
+cd "$DIR" && timeout "$BROWSER_HANG" node check-svg.js "$DIR/sample.folded" "$TMP/sample.svg"
 st=$?
 [ $st = 3 ] && fail "Chromium (/usr/bin/chromium) could not start"
 [ $st = 0 ] || fail "check-svg.js exit $st"
@@ -24,7 +24,7 @@ st=$?
 # 60,000 frames: 10,000 stacks six frames deep, each 0.118 px wide
 awk 'BEGIN { for (i = 0; i < 10000; i++) { s = "f1_" i; for (d = 2; d <= 6; d++) s = s ";f" d "_" i; print s, 1 } }' > "$TMP/big.folded"
 "$BIN/fold2svg" "$TMP/big.folded" > "$TMP/big.svg" || fail "fold2svg failed on the large graph"
-timeout 300 node check-big.js "$TMP/big.svg" 50000
+timeout "$BROWSER_HANG" node check-big.js "$TMP/big.svg" 50000
 st=$?
 [ $st = 3 ] && fail "Chromium (/usr/bin/chromium) could not start"
 [ $st = 0 ] || fail "check-big.js exit $st"
@@ -32,7 +32,7 @@ st=$?
 # a search regex that takes minutes on one name is stopped, not run to the end
 printf 'main;%s 5\nmain;b 5\n' "$(printf 'a%.0s' $(seq 40))" > "$TMP/slow.folded"
 "$BIN/fold2svg" "$TMP/slow.folded" > "$TMP/slow.svg" || fail "fold2svg failed on the slow-search graph"
-timeout 300 node check-slow-search.js "$TMP/slow.svg"
+timeout "$BROWSER_HANG" node check-slow-search.js "$TMP/slow.svg"
 st=$?
 [ $st = 3 ] && fail "Chromium (/usr/bin/chromium) could not start"
 [ $st = 0 ] || fail "check-slow-search.js exit $st"

@@ -53,7 +53,7 @@ mk java "$T/sample.folded" --colors=java --hash --inverted --title='Java view'
 printf 'main;%s 5\nmain;b 5\n' "$(printf 'a%.0s' $(seq 40))" > "$T/slow.folded"
 mk slow "$T/slow.folded"
 
-cd "$DIR" && timeout 600 node check-html.js "$T"
+cd "$DIR" && timeout "$BROWSER_HANG" node check-html.js "$T"
 st=$?
 [ $st = 3 ] && fail "Chromium (/usr/bin/chromium) could not start"
 [ $st = 0 ] || fail "check-html.js exit $st"

@@ -93,7 +93,7 @@ cat > "$T/canary.html" <<'EOF'
 <html><body><script>alert("canary")</script>
 <a id="canary" href="javascript:fk_pwn('canary-link')">x</a></body></html>
 EOF
-cd "$ROOT/test/browser" && timeout 300 node html-safety.js "$T" "$ROOT/lib/render/fold2html.js" "${pages[@]}"
+cd "$ROOT/test/browser" && timeout "$BROWSER_HANG" node html-safety.js "$T" "$ROOT/lib/render/fold2html.js" "${pages[@]}"
 st=$?
 [ $st = 3 ] && fail "Chromium (/usr/bin/chromium) could not start"
 [ $st = 0 ] || fail "html-safety.js exit $st"

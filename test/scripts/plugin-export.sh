@@ -36,7 +36,7 @@ perf record -q -e cpu-clock -g -F 999 -o "$T/cpu.data" -- "$W" 600 >/dev/null 2>
 
 # load FILE...: speedscope's view of the files, in $T/dump
 load() {
-	(cd "$ROOT/test/browser" && timeout 600 node speedscope-dump.js "$@") > "$T/dump" 2> "$T/dump.err"
+	(cd "$ROOT/test/browser" && timeout "$BROWSER_HANG" node speedscope-dump.js "$@") > "$T/dump" 2> "$T/dump.err"
 	case $? in
 	0) ;;
 	3) echo "FAIL: Chromium could not start" >&2; exit 1 ;;

@@ -79,7 +79,7 @@ expect() {
 # load FILE...: speedscope loads every file in one browser session;
 # got NAME then prints what it made of file NAME (its "file" line dropped)
 load() {
-	(cd "$ROOT/test/browser" && timeout 600 node speedscope-dump.js "$@") > "$T/dump" 2> "$T/dump.err"
+	(cd "$ROOT/test/browser" && timeout "$BROWSER_HANG" node speedscope-dump.js "$@") > "$T/dump" 2> "$T/dump.err"
 	case $? in
 	0) ;;
 	3) fail "Chromium (/usr/bin/chromium) could not start" ;;

@@ -102,7 +102,7 @@ cat > "$T/canary.svg" <<'EOF'
 <a xlink:href="javascript:fk_pwn('canary-link')"><rect id="canary" width="100" height="100" fill="red"/></a>
 </svg>
 EOF
-cd "$ROOT/test/browser" && timeout 120 node safety.js "$T" "${svgs[@]}"
+cd "$ROOT/test/browser" && timeout "$BROWSER_HANG" node safety.js "$T" "${svgs[@]}"
 st=$?
 [ $st = 3 ] && fail "Chromium (/usr/bin/chromium) could not start"
 [ $st = 0 ] || fail "safety.js exit $st"
