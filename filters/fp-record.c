@@ -3,7 +3,10 @@
  * same window, and leave per-process folded stacks, flame graphs, an index
  * and a report.  See docs/fp-record.1 and lib/capture/session.h.
  */
+#include "capture/push.h"
 #include "capture/session.h"
+#include "store/labels.h"
+#include "store/url.h"
 #include "tool.h"
 
 #include <errno.h>
@@ -20,7 +23,8 @@
 #endif
 
 static struct opts {
-	char *exe, *name, *pids, *dir, *cg, *load, *title, *plugin;
+	char *exe, *name, *pids, *dir, *cg, *load, *title, *plugin, *push;
+	char **push_labels;
 	double seconds, warmup;
 	int freq, stack_dump;
 	gboolean on, off, keep_data;
@@ -42,6 +46,8 @@ static const GOptionEntry entries[] = {
 	{ "title", 0, 0, G_OPTION_ARG_STRING, &opts.title, "Put TEXT before each graph's title and the report's", "TEXT" },
 	{ "keep-data", 0, 0, G_OPTION_ARG_NONE, &opts.keep_data, "Keep DIR/on.data and DIR/off.data", NULL },
 	{ "plugin", 0, 0, G_OPTION_ARG_FILENAME, &opts.plugin, "The perf plugin (default: next to fp-record, or $FOLDKIT_PLUGIN)", "FILE" },
+	{ "push", 0, 0, G_OPTION_ARG_STRING, &opts.push, "Push the capture to a store once written (fold-push URL)", "URL" },
+	{ "push-label", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opts.push_labels, "With --push: label its profiles KEY=VALUE too", "K=V" },
 	{ NULL },
 };
 
@@ -58,8 +64,9 @@ static const char description[] =
 	"  sudo fp-record --name server -d 30 --load 'python3 load.py'\n"
 	"  sudo fp-record --pid 1234,1240 -d 10 --off\n"
 	"  sudo fp-record -d 5 -- ./workload args\n"
+	"  sudo fp-record --exe build/server -d 30 --push clickhouse://db1/prof --push-label release=v2\n"
 	"\n"
-	"Exit status: 0 profiles written, 1 nothing captured or an error,\n"
+	"Exit status: 0 profiles written (and pushed), 1 nothing captured, not pushed or an error,\n"
 	"2 usage error.  See fp-record(1).";
 
 static void say(void *data, const char *line)
@@ -67,10 +74,34 @@ static void say(void *data, const char *line)
 	tool_warn("%s", line);
 }
 
+/* --push's URL and labels as fold-push would take them, and fold-push itself */
+static int push_check(const char *bindir, struct fk_store_url *store, char **fold_push)
+{
+	GError *err = NULL;
+
+	if (fk_store_url_parse(opts.push, store, &err) < 0)
+		tool_usage_error("--push: %s", err->message);
+	for (char **l = opts.push_labels; l && *l; l++) {
+		char *k, *v;
+
+		if (fk_label_parse(*l, &k, &v, &err) < 0)
+			tool_usage_error("--push-label: %s", err->message);
+		g_free(k);
+		g_free(v);
+	}
+	if (!(*fold_push = fk_capture_find_tool(bindir, "fold-push"))) {
+		tool_warn("--push needs fold-push, which was not found next to fp-record or in PATH");
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct fk_capture_cfg cfg = FK_CAPTURE_CFG_INIT;
-	struct fk_capture_result res;
+	struct fk_capture_result res = { 0 };
+	struct fk_store_url store = { 0 };
+	char *fold_push = NULL;
 	char *self = g_file_read_link("/proc/self/exe", NULL), *bindir, *real = NULL, *dir = NULL;
 	GArray *pids = g_array_new(FALSE, FALSE, sizeof(int));
 	const char *env = g_getenv("FOLDKIT_PLUGIN");
@@ -103,6 +134,8 @@ int main(int argc, char **argv)
 		tool_usage_error("--exe '%s': %s", opts.exe, g_strerror(errno));
 	if (opts.pids && !fk_proc_parse_pids(opts.pids, pids))
 		tool_usage_error("--pid '%s': process ids separated by commas", opts.pids);
+	if (opts.push_labels && !opts.push)
+		tool_usage_error("--push-label goes with --push");
 	if (!opts.dir) {
 		char stamp[32];
 		time_t t = time(NULL);
@@ -138,6 +171,11 @@ int main(int argc, char **argv)
 					    bindir, FK_PLUGINDIR);
 	cfg.bindir = bindir;
 	cfg.say = say;
+	/* a URL, a label or a missing fold-push refused before, not after, the window */
+	if (opts.push && push_check(bindir, &store, &fold_push) < 0) {
+		rc = -1;
+		goto out;
+	}
 
 	rc = fk_capture_run(&cfg, &res, &err);
 	if (rc == 0) {
@@ -149,7 +187,22 @@ int main(int argc, char **argv)
 	} else {
 		tool_warn_error(err);
 	}
+	if (rc == 0 && opts.push) {
+		struct fk_capture_push p = {
+			.fold_push = fold_push, .url = opts.push, .shown = store.display,
+			.labels = (const char *const *)opts.push_labels,
+			.from = res.window_from, .until = res.window_until,
+		};
+
+		err = NULL;
+		if ((rc = fk_capture_push(&p, cfg.dir, &err)) < 0)
+			tool_warn_error(err);
+	}
 	fk_capture_result_clear(&res);
+out:
+	fk_store_url_release(&store);
+	g_free(fold_push);
+	g_strfreev(opts.push_labels);
 	g_free((char *)cfg.plugin);
 	g_free(bindir);
 	g_free(self);

@@ -518,6 +518,17 @@ static void cleanup(struct session *s, bool failed)
 	g_ptr_array_unref(s->notes);
 }
 
+/* The window on the wall clock: the monotonic clock it was timed with
+ * cannot jump, so its end is now and its start that much earlier. */
+static void window_times(const struct session *s, struct fk_capture_result *res)
+{
+	gint64 end = g_get_real_time() - (g_get_monotonic_time() - s->t1);
+	gint64 start = end - (s->t1 - s->t0);
+
+	res->window_from = start / G_USEC_PER_SEC;
+	res->window_until = (end + G_USEC_PER_SEC - 1) / G_USEC_PER_SEC;
+}
+
 int fk_capture_run(const struct fk_capture_cfg *cfg, struct fk_capture_result *res,
 		   GError **err)
 {
@@ -564,6 +575,7 @@ int fk_capture_run(const struct fk_capture_cfg *cfg, struct fk_capture_result *r
 		goto out;
 	cap_run_window(&s);
 	s.t1 = g_get_monotonic_time();
+	window_times(&s, res);
 	res->interrupted = s.signals > 0;
 	if (s.ended)
 		cap_say(&s, "the window ended after %.2f s: %s", (double)(s.t1 - s.t0) / 1e6, s.ended);

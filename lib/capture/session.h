@@ -53,6 +53,7 @@
 
 #include <glib.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 struct fk_capture_cfg {
 	/* which processes: cmd set, or by (exe, name or pids) */
@@ -92,6 +93,9 @@ struct fk_capture_result {
 	GPtrArray *paths;		/* char *: every file written, for the user */
 	unsigned processes;		/* rows in index.tsv */
 	bool interrupted;		/* the window was ended by a signal */
+	int64_t window_from, window_until;	/* the window in Unix seconds,
+					   its start rounded down and its end
+					   up (for a store: push.h) */
 };
 
 /* 0, or -1 with *err set (nothing captured, or a step failed). */
