@@ -47,7 +47,7 @@ static const char description[] =
 
 struct sink {
 	struct fold_table *t;		/* without --by */
-	struct fk_split_out *split;	/* with --by */
+	struct fk_split_dir *split;	/* with --by */
 };
 
 static int add_stack(const char *by, size_t by_len, const char *stack, size_t len, fk_count c,
@@ -55,7 +55,7 @@ static int add_stack(const char *by, size_t by_len, const char *stack, size_t le
 {
 	struct sink *s = data;
 
-	fold_table_add(s->split ? fk_split_out_table(s->split, by, by_len) : s->t, stack, len, c);
+	fold_table_add(s->split ? fk_split_dir_table(s->split, by, by_len) : s->t, stack, len, c);
 	return 0;
 }
 
@@ -109,7 +109,7 @@ int main(int argc, char **argv)
 	q.count = opts.verbose;
 
 	if (opts.by)
-		s.split = fk_split_out_new();
+		s.split = fk_split_dir_new();
 	else
 		s.t = fold_table_new();
 	ch = fk_ch_new(&url);
@@ -130,7 +130,7 @@ int main(int argc, char **argv)
 	} else if (s.split) {
 		size_t n;
 
-		if (fk_split_out_write(s.split, opts.output, opts.by, info.unit, &n, &err) < 0) {
+		if (fk_split_dir_write(s.split, opts.output, opts.by, info.unit, &n, &err) < 0) {
 			tool_warn_error(err);
 			status = FK_EXIT_FAILURE;
 		}
@@ -143,7 +143,7 @@ out:
 	fk_ch_free(ch);
 	if (s.t)
 		fold_table_free(s.t);
-	fk_split_out_free(s.split);
+	fk_split_dir_free(s.split);
 	fk_store_url_release(&url);
 	fk_labels_free(match);
 	g_strfreev(opts.labels);

@@ -1,18 +1,16 @@
 /*
  * splitout.c - a split directory made from a query's answer: names made
  * safe and distinct first, then the files, then the index that lists
- * them.
+ * them, every one through core/outdir.h.
  */
 #include "store/splitout.h"
 
-#include "core/error.h"
-#include "core/outfile.h"
-#include "core/textesc.h"
+#include "core/outdir.h"
+#include "core/splitindex.h"
 
-#include <dirent.h>
-#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 struct part {
 	char *value;		/* the label's value, NUL-terminated */
@@ -22,7 +20,7 @@ struct part {
 	char *file;
 };
 
-struct fk_split_out {
+struct fk_split_dir {
 	GHashTable *by_value;	/* value (GBytes) -> struct part * */
 };
 
@@ -36,16 +34,16 @@ static void part_free(gpointer p)
 	g_free(pt);
 }
 
-struct fk_split_out *fk_split_out_new(void)
+struct fk_split_dir *fk_split_dir_new(void)
 {
-	struct fk_split_out *s = g_new0(struct fk_split_out, 1);
+	struct fk_split_dir *s = g_new0(struct fk_split_dir, 1);
 
 	s->by_value = g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
 					    (GDestroyNotify)g_bytes_unref, part_free);
 	return s;
 }
 
-void fk_split_out_free(struct fk_split_out *s)
+void fk_split_dir_free(struct fk_split_dir *s)
 {
 	if (!s)
 		return;
@@ -53,7 +51,7 @@ void fk_split_out_free(struct fk_split_out *s)
 	g_free(s);
 }
 
-struct fold_table *fk_split_out_table(struct fk_split_out *s, const char *value, size_t len)
+struct fold_table *fk_split_dir_table(struct fk_split_dir *s, const char *value, size_t len)
 {
 	GBytes *key = g_bytes_new(value, len);
 	struct part *pt = g_hash_table_lookup(s->by_value, key);
@@ -70,7 +68,7 @@ struct fold_table *fk_split_out_table(struct fk_split_out *s, const char *value,
 	return pt->table;
 }
 
-/* busiest first, then by value */
+/* busiest first, then by value: the same order whatever the hash's */
 static int by_total(gconstpointer a, gconstpointer b)
 {
 	const struct part *x = *(struct part *const *)a, *y = *(struct part *const *)b;
@@ -96,50 +94,41 @@ static char *stem(const struct part *pt)
 	return g_string_free(s, FALSE);
 }
 
-/* Makes dir, or takes an empty one; never through a link. */
-static int prepare_dir(const char *dir, GError **err)
+/* the value as a pid, when it is one the index can hold; else 0 */
+static int pid_of(const struct part *pt)
 {
-	struct stat st;
-	DIR *d;
-	struct dirent *de;
-
-	if (mkdir(dir, 0777) == 0)
+	if (!pt->len || pt->len > 9 || pt->value[0] == '0' ||
+	    strspn(pt->value, "0123456789") != pt->len)
 		return 0;
-	if (errno != EEXIST) {
-		fk_error_at(err, FK_ERROR_IO, dir, 0, "cannot create directory: %s", g_strerror(errno));
-		return -1;
-	}
-	if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		fk_error_at(err, FK_ERROR_IO, dir, 0, "exists and is not a directory");
-		return -1;
-	}
-	if (!(d = opendir(dir))) {
-		fk_error_at(err, FK_ERROR_IO, dir, 0, "cannot read: %s", g_strerror(errno));
-		return -1;
-	}
-	while ((de = readdir(d)))
-		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
-			break;
-	closedir(d);
-	if (de) {
-		fk_error_at(err, FK_ERROR_IO, dir, 0,
-			    "not empty: the profiles of a query go into a new or empty directory");
-		return -1;
-	}
-	return 0;
+	return atoi(pt->value);
 }
 
-int fk_split_out_write(struct fk_split_out *s, const char *dir, const char *key,
+static int write_table(struct fk_outdir *d, const struct part *pt, GError **err)
+{
+	struct fk_outfile *o = fk_outdir_file(d, pt->file, err);
+
+	if (!o)
+		return -1;
+	if (fold_table_write(pt->table, fk_outfile_stream(o), 1, err) < 0) {
+		fk_outfile_abort(o);
+		return -1;
+	}
+	return fk_outfile_commit(o, err);
+}
+
+int fk_split_dir_write(struct fk_split_dir *s, const char *dir, const char *key,
 		       const char *unit, size_t *nfiles, GError **err)
 {
 	GPtrArray *parts = g_ptr_array_new();
 	GHashTable *names = g_hash_table_new(g_str_hash, g_str_equal);
+	GArray *rows = g_array_new(FALSE, TRUE, sizeof(struct fk_split_out));
+	GString *index = g_string_new(NULL);
+	struct fk_outdir *d = NULL;
+	struct fk_outfile *o;
 	GHashTableIter it;
 	gpointer v;
-	fk_count grand = 0;
-	struct fk_outfile *index = NULL;
-	char *path;
-	int rc = 0;
+	bool by_pid = strcmp(key, "pid") == 0;
+	int rc = -1;
 
 	*nfiles = 0;
 	g_hash_table_iter_init(&it, s->by_value);
@@ -147,13 +136,13 @@ int fk_split_out_write(struct fk_split_out *s, const char *dir, const char *key,
 		struct part *pt = v;
 
 		pt->total = fold_table_total(pt->table, 0);
-		grand += pt->total;
 		g_ptr_array_add(parts, pt);
 	}
 	g_ptr_array_sort(parts, by_total);
 	for (guint i = 0; i < parts->len; i++) {
 		struct part *pt = parts->pdata[i];
 		char *base = stem(pt);
+		struct fk_split_out r = { .total = pt->total };
 
 		g_free(pt->file);
 		pt->file = g_strconcat(base, ".folded", NULL);
@@ -163,67 +152,29 @@ int fk_split_out_write(struct fk_split_out *s, const char *dir, const char *key,
 		}
 		g_hash_table_add(names, pt->file);
 		g_free(base);
+		r.file = pt->file;
+		/* the index's cells are text: a value is cut at a NUL there */
+		r.comm = pt->value;
+		r.pid = by_pid && pid_of(pt) ? pid_of(pt) : (int)i + 1;
+		g_array_append_val(rows, r);
 	}
-	if (prepare_dir(dir, err) < 0) {
-		rc = -1;
+	if (!(d = fk_outdir_create(dir, 0, err)))
 		goto out;
+	for (guint i = 0; i < parts->len; i++) {
+		if (write_table(d, parts->pdata[i], err) < 0)
+			goto out;
+		(*nfiles)++;
 	}
-	for (guint i = 0; rc == 0 && i < parts->len; i++) {
-		struct part *pt = parts->pdata[i];
-		struct fk_outfile *o;
-
-		path = g_build_filename(dir, pt->file, NULL);
-		o = fk_outfile_open(path, err);
-		g_free(path);
-		if (!o) {
-			rc = -1;
-			break;
-		}
-		if (fold_table_write(pt->table, fk_outfile_stream(o), 1, err) < 0) {
-			fk_outfile_abort(o);
-			rc = -1;
-			break;
-		}
-		if ((rc = fk_outfile_commit(o, err)) == 0)
-			(*nfiles)++;
-	}
-	if (rc < 0)
+	fk_split_index_format(index, (const struct fk_split_out *)(const void *)rows->data,
+			      rows->len, unit ? unit : "-", NULL);
+	if (!(o = fk_outdir_file(d, "index.tsv", err)))
 		goto out;
-	path = g_build_filename(dir, "index.tsv", NULL);
-	index = fk_outfile_open(path, err);
-	g_free(path);
-	if (!index) {
-		rc = -1;
-		goto out;
-	}
-	{
-		FILE *f = fk_outfile_stream(index);
-		bool by_pid = strcmp(key, "pid") == 0;
-
-		fputs("file\tcomm\tpid\tsamples\tshare\ttotal\tunit\n", f);
-		for (guint i = 0; i < parts->len; i++) {
-			struct part *pt = parts->pdata[i];
-			char num[FK_COUNT_BUFSZ];
-			size_t nlen = fk_count_format(pt->total, num);
-			bool numeric = by_pid && pt->len && pt->len < 10 &&
-				       strspn(pt->value, "0123456789") == pt->len && pt->value[0] != '0';
-			GString *comm = g_string_new(NULL);
-
-			fk_text_escape(comm, pt->value, pt->len, FK_ESC_BACKSLASH);
-			/* a tab or line end inside a cell would shift the columns */
-			fprintf(f, "%s\t%s\t", pt->file, comm->str);
-			if (numeric)
-				fputs(pt->value, f);
-			else
-				fprintf(f, "%u", i + 1);
-			fprintf(f, "\t-\t%.4f\t%.*s\t%s\n",
-				grand > 0 ? fk_count_to_double(pt->total) / fk_count_to_double(grand) : 0.0,
-				(int)nlen, num, unit ? unit : "-");
-			g_string_free(comm, TRUE);
-		}
-	}
-	rc = fk_outfile_commit(index, err);
+	fwrite(index->str, 1, index->len, fk_outfile_stream(o));
+	rc = fk_outfile_commit(o, err);
 out:
+	fk_outdir_free(d);
+	g_string_free(index, TRUE);
+	g_array_free(rows, TRUE);
 	g_hash_table_destroy(names);
 	g_ptr_array_free(parts, TRUE);
 	return rc;

@@ -128,6 +128,25 @@ for url in "$ONE" "$FLEET" "$FLEETB"; do
 		'{ printf "%s\t%s\t%d\t-\t%.4f\t%s\tsamples\n", $1, $2, NR, $3 / all, $3 }' >> "$T/index.expect"
 	same "--by host: index.tsv ($url)" "$T/index.expect" "$T/by/index.tsv"
 done
+# --by's directory is made as fp-record's is (core/outdir.h): new (with its
+# parents), or the user's own, empty, writable by no other user, no link
+rm -rf "$T/byd"
+fold-query "$ONE" -l service=vertx --by host -o "$T/byd/a/b" || fail "--by into new parents"
+same "--by into new parents" "$T/h2.expect" "$T/byd/a/b/h2.folded"
+mkdir "$T/byd/empty"
+fold-query "$ONE" -l service=vertx --by host -o "$T/byd/empty" || fail "--by into an empty directory"
+must_fail "--by into a directory with a file" 1 "byd/a/b: .*not empty" \
+	fold-query "$ONE" -l service=vertx --by host -o "$T/byd/a/b"
+cmp -s "$T/h2.expect" "$T/byd/a/b/h2.folded" || fail "a refused --by changed a file"
+mkdir "$T/byd/target"
+ln -s "$T/byd/target" "$T/byd/link"
+must_fail "--by into a symbolic link" 1 "byd/link: .*symbolic link" \
+	fold-query "$ONE" -l service=vertx --by host -o "$T/byd/link"
+[ -z "$(ls -A "$T/byd/target")" ] || fail "--by wrote through a link: $(ls "$T/byd/target")"
+mkdir -m 1777 "$T/byd/public"
+must_fail "--by into a directory any user may write to" 1 "byd/public: .*any user may write" \
+	fold-query "$ONE" -l service=vertx --by host -o "$T/byd/public"
+[ -z "$(ls -A "$T/byd/public")" ] || fail "--by wrote into a public directory"
 # what the other tools make of a query is what they make of the files
 fold-query "$FLEET" -l service=vertx | fold-report > "$T/q.md" || fail "fold-query | fold-report"
 sum "$VA" "$VB" "$VA" | fold-report > "$T/f.md"
