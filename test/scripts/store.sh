@@ -200,19 +200,30 @@ fold-query "$ONE" -l service=weird --by process -o "$T/byp" || fail "query --by 
 
 # --- a capture (fp-record's index.tsv) and a split= directory label
 # their profiles themselves
-mkdir -p "$T/cap/on" "$T/cap/off" "$T/split"
+mkdir -p "$T/cap/on" "$T/cap/off" "$T/cap/wake" "$T/split"
 cp "$VA" "$T/cap/on/srv-4242.folded"
 cp "$JA" "$T/cap/off/srv-4242.folded"
+cp "$CXX" "$T/cap/wake/srv-4242.folded"
 cp "$VB" "$T/cap/on/wrk-4243.folded"
 {
-	printf 'process\tpid\texe\ton_cpu\ton_unit\toff_cpu\toff_unit\ton_folded\ton_svg\toff_folded\toff_svg\n'
-	printf 'srv\\x09x\t4242\t/srv/bin/srv (deleted)\t1\tns\t2\tus\ton/srv-4242.folded\t-\toff/srv-4242.folded\t-\n'
-	printf 'wrk\t4243\t-\t1\tns\t-\t-\ton/wrk-4243.folded\t-\t-\t-\n'
+	printf 'process\tpid\trole\texe\ton_cpu\ton_unit\toff_cpu\toff_unit\ton_folded\ton_svg\toff_folded\toff_svg\twake_folded\twake_unit\n'
+	printf 'srv\\x09x\t4242\tmain\t/srv/bin/srv (deleted)\t1\tns\t2\tus\ton/srv-4242.folded\t-\toff/srv-4242.folded\t-\twake/srv-4242.folded\tus\n'
+	printf 'wrk\t4243\t-\t-\t1\tns\t-\t-\ton/wrk-4243.folded\t-\t-\t-\t-\t-\n'
 } > "$T/cap/index.tsv"
-fold-push -v "$ONE" -l host=c1 --from $T1 "$T/cap" > "$T/out" || fail "push a capture"
-[ "$(wc -l < "$T/out")" = 3 ] || fail "a capture's profiles: $(cat "$T/out")"
-grep -q "^stored $T/cap/off/srv-4242.folded: $(sum "$JA" | wc -l) stacks, $(awk '{ s += $NF } END { print s }' "$JA") us, host=c1 pid=4242 process=srv\\\\x09x profile=off-cpu service=srv unit=us$" "$T/out" ||
+fold-push -v "$ONE" -l host=c1 --from $T1 --until $((T1 + 30)) "$T/cap" > "$T/out" || fail "push a capture"
+[ "$(wc -l < "$T/out")" = 4 ] || fail "a capture's profiles: $(cat "$T/out")"
+grep -q "^stored $T/cap/off/srv-4242.folded: $(sum "$JA" | wc -l) stacks, $(awk '{ s += $NF } END { print s }' "$JA") us, host=c1 pid=4242 process=srv\\\\x09x profile=off-cpu role=main service=srv unit=us$" "$T/out" ||
 	fail "a capture's labels: $(cat "$T/out")"
+grep -q "^stored $T/cap/wake/srv-4242.folded: .* us, host=c1 pid=4242 process=srv\\\\x09x profile=off-wake role=main service=srv unit=us$" "$T/out" ||
+	fail "a capture's off-wake labels: $(cat "$T/out")"
+fold-query "$ONE" -l host=c1 -l profile=off-wake > "$T/q" || fail "query a capture's off-wake side"
+same "a capture's off-wake profile" <(sum "$CXX") "$T/q"
+fold-query "$ONE" -l host=c1 -l role=main -l profile=on-cpu > "$T/q" || fail "query a capture's role"
+same "a capture's role" <(sum "$VA") "$T/q"
+fold-query "$ONE" -l host=c1 -l role= -l profile=on-cpu > "$T/q" || fail "query a capture's process without a role"
+same "a capture's process without a role" <(sum "$VB") "$T/q"
+[ "$(ch_sql $A "SELECT DISTINCT toUInt32(time), toUInt32(until) FROM single.foldkit_samples WHERE host = 'c1'")" = "$T1	$((T1 + 30))" ] ||
+	fail "a capture's window: $(ch_sql $A "SELECT DISTINCT time, until FROM single.foldkit_samples WHERE host = 'c1'")"
 rm -rf "$T/by"
 fold-query "$ONE" -l host=c1 -l profile=on-cpu --by process -o "$T/by" || fail "query a capture by process"
 same "a capture: one process" <(sum "$VA") "$T/by/srv_x.folded"
