@@ -36,7 +36,7 @@ cc -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -pthread -o "$S" 
 # sum FILE...: the merged profile, summed with awk and sorted bytewise
 sum() {
 	awk '{ c = $NF; s = substr($0, 1, length($0) - length(c) - 1); t[s] += c }
-	     END { for (s in t) printf "%s %d\n", s, t[s] }' "$@" | sort
+	     END { for (s in t) printf "%s %.0f\n", s, t[s] }' "$@" | sort
 }
 same() { # DESC EXPECTED ACTUAL
 	cmp -s "$2" "$3" || { fail "$1"; diff "$2" "$3" | head -5 >&2; }

@@ -40,7 +40,7 @@ fail() { echo "store test FAILED: $*" >&2; status=1; }
 # (integer counts below 2^53: exact in awk's doubles)
 sum() {
 	awk '{ c = $NF; s = substr($0, 1, length($0) - length(c) - 1); t[s] += c }
-	     END { for (s in t) printf "%s %d\n", s, t[s] }' "$@" | sort
+	     END { for (s in t) printf "%s %.0f\n", s, t[s] }' "$@" | sort
 }
 
 # same DESC EXPECTED ACTUAL
