@@ -12,6 +12,7 @@
 #include "exports.h"
 #include "frames.h"
 #include "offcpu.h"
+#include "offwake.h"
 #include "options.h"
 #include "core/outfile.h"
 #include "perfdata.h"
@@ -55,6 +56,15 @@ struct state {
 	unsigned proc_next;
 	struct profiles *profiles;
 	struct offcpu *off;
+	/* offwake: the waits by their wakers (offcpu's, ended at the
+	 * sched_waking), the collapser that names the wakers' stacks, the
+	 * event name perf gives sched_waking (its pointer), wakings too short
+	 * to decode, and whether one without a call chain was said */
+	struct offwake *wake;
+	struct collapser *waker_c;
+	const char *waking_event;
+	uint64_t bad_waking;
+	bool waking_flat;
 	/* stacks repaired from stack dumps (a recording with them), and
 	 * the dumps skipped (twins of the samples they repair) */
 	struct userstack *us;
@@ -177,6 +187,8 @@ static void free_state(struct state *st)
 	stacks_free(st->sk);
 	inline_resolver_free(st->inliner);
 	offcpu_free(st->off);
+	offwake_free(st->wake);
+	collapser_free(st->waker_c);
 	userstack_free(st->us);
 	if (st->wait_outcome)
 		g_hash_table_destroy(st->wait_outcome);
@@ -566,6 +578,16 @@ int start(void **data, void *ctx)
 			return -1;
 		}
 	}
+	if (st->o.offwake) {
+		st->wake = offwake_new(st->o.waking_format, st->o.min_us * 1000, &err);
+		if (!st->wake) {
+			warn("%s", err->message);
+			g_error_free(err);
+			st->failed = true;
+			return -1;
+		}
+		st->waker_c = collapser_new(&st->co);
+	}
 	if (!start_reading(st)) {
 		st->failed = true;
 		return -1;
@@ -580,7 +602,9 @@ int start(void **data, void *ctx)
 		.inliner = st->inliner, .frames = st->frames,
 	});
 	/* off-CPU exports stay with the collapsers (their waits' keys) */
-	if (!st->inliner && (!st->ex || (exports_keys_only(st->ex) && !st->o.offcpu))) {
+	/* (offwake joins the wakee's and the waker's keys: the collapsers') */
+	if (!st->inliner && !st->wake &&
+	    (!st->ex || (exports_keys_only(st->ex) && !st->o.offcpu))) {
 		/* stacks.h names the frames: the only user of the cache's
 		 * frames but frame_cache_ip(), which keeps none (the exports
 		 * here need only the keys) */
@@ -754,6 +778,51 @@ static bool decode_switch(struct state *st, const struct perf_dlfilter_sample *d
 
 static int fold(struct state *st, const struct perf_dlfilter_sample *ds, void *ctx);
 
+/*
+ * offwake: a sched_waking sample, in the waker's context, before perf
+ * script's selection (a waker of another process wakes a selected
+ * thread too).  Its stack is named only when it ends a wait; the sample
+ * is always dropped (perf has nothing to print).
+ */
+static int on_waking(struct state *st, const struct perf_dlfilter_sample *ds, void *ctx)
+{
+	const struct perf_event_attr *attr = perf_dlfilter_fns.attr(ctx);
+	const struct perf_dlfilter_al *al;
+	struct perf_sample s;
+	const uint32_t *ids;
+	const char *comm;
+	int tid;
+
+	if (!offwake_decode(st->wake, ds->raw_data, ds->raw_size, &tid)) {
+		st->bad_waking++;
+		return 1;
+	}
+	if (!offwake_waiting(st->wake, tid, ds->time))
+		return 1;
+	if (attr && !(attr->sample_type & PERF_SAMPLE_CALLCHAIN) && !st->waking_flat) {
+		warn("'" OFFWAKE_EVENT "' was recorded without call chains: the wakers' "
+		     "stacks are their sampled functions alone; record it with -g");
+		st->waking_flat = true;
+	}
+	comm = frame_cache_known_comm(st->frames, ds->pid, ds->tid, ds->time);
+	if (!comm) {
+		al = perf_dlfilter_fns.resolve_ip(ctx);
+		comm = al && al->comm && *al->comm ? al->comm : ":-1";
+		comm = frame_cache_note_comm(st->frames, ds->pid, ds->tid, comm, ds->time);
+	}
+	fill_sample(st, &s, ds, ctx, attr, comm);
+	ids = frame_cache_chain_ids(st->frames);
+	if (ids && s.nframes) {
+		collapser_chain_key(st->waker_c, &s, frame_cache_chain_id(st->frames), ids,
+				    frame_cache_store(st->frames), st->key);
+	} else {
+		copy_frames(st, &s);
+		collapser_stack_key(st->waker_c, &s, st->key);
+	}
+	offwake_woken(st->wake, tid, ds->time, st->key->str, st->key->len);
+	return 1;
+}
+
 int filter_event_early(void *data, const struct perf_dlfilter_sample *ds, void *ctx)
 {
 	struct state *st = data;
@@ -783,7 +852,11 @@ int filter_event_early(void *data, const struct perf_dlfilter_sample *ds, void *
 		st->last_event = ds->event;
 		st->last_kept = st->kept && strcmp(ds->event, st->kept) == 0;
 		st->last_switch = strcmp(ds->event, SCHED_SWITCH) == 0;
+		if (st->wake && !st->waking_event && strcmp(ds->event, OFFWAKE_EVENT) == 0)
+			st->waking_event = ds->event;
 	}
+	if (st->wake && ds->event == st->waking_event)
+		return on_waking(st, ds, ctx);
 	if (!st->last_switch)
 		goto done;
 	st->switches++;
@@ -809,6 +882,10 @@ int filter_event_early(void *data, const struct perf_dlfilter_sample *ds, void *
 	st->idle_out += sw.prev_pid == 0;
 	offcpu_switch_in(st->off, sw.next_pid, ds->time);
 	offcpu_switch_unseen(st->off, sw.prev_pid, ds->cpu, ds->time);
+	if (st->wake) {
+		offwake_ran(st->wake, sw.next_pid, ds->time);
+		offwake_ran(st->wake, sw.prev_pid, ds->time);
+	}
 done:
 	return st->early ? fold(st, ds, ctx) : 0;
 }
@@ -892,6 +969,11 @@ static void on_switch(struct state *st, const struct perf_dlfilter_sample *ds,
 	} else {
 		copy_frames(st, &s);
 		collapser_stack_key(pr->c, &s, st->key);
+	}
+	if (st->wake) {
+		offwake_sleep(st->wake, sw->prev_pid, ds->time, collapser_table(pr->c),
+			      st->key->str, st->key->len, &pr->samples);
+		return;
 	}
 	offcpu_switch_out(st->off, sw->prev_pid, ds->tid, ds->time, collapser_table(pr->c),
 			  st->key->str, st->key->len, &pr->samples);
@@ -1157,11 +1239,16 @@ static bool read_to_end(struct state *st)
 	return false;
 }
 
+static bool offwake_seen(struct state *st);
+
 /* Why there is no stack to write: every case says so and exits 1. */
 static void say_empty(struct state *st, uint64_t dropped)
 {
 	if (!st->read)
 		warn("the recording holds no samples (was the target idle?)");
+	else if (st->wake && st->switches && !offwake_seen(st))
+		warn("no " OFFWAKE_EVENT " samples: record with perf record -e "
+		     SCHED_SWITCH " -e " OFFWAKE_EVENT " -a -g");
 	else if (st->off && !st->samples && !st->switches)
 		warn("no " SCHED_SWITCH " samples: record with "
 		     "perf record -e " SCHED_SWITCH " -a -g");
@@ -1175,7 +1262,10 @@ static void say_empty(struct state *st, uint64_t dropped)
 		char *names = profiles_describe(st->profiles, 8);
 		warn("no process matches comm=%s; the recording's: %s", st->o.comm_pattern, names);
 		g_free(names);
-	} else if (st->off && dropped)
+	} else if (st->wake)
+		warn("no off-wake time counted: no wait%s%s ended by a recorded " OFFWAKE_EVENT,
+		     dropped ? " of 0.5 us or more" : "", st->o.min_us ? " and at least min= long" : "");
+	else if (st->off && dropped)
 		warn("no off-CPU time counted: every stack's waits add up to under 0.5 us");
 	else if (st->off)
 		warn("no off-CPU time counted: no wait in the states asked for%s",
@@ -1375,6 +1465,59 @@ static void unwind_notes(struct state *st)
 	g_string_free(why, TRUE);
 }
 
+/* offwake: whether any sched_waking was read */
+static bool offwake_seen(struct state *st)
+{
+	struct offwake_stats ws;
+
+	offwake_stats(st->wake, &ws);
+	return ws.wakings || st->bad_waking;
+}
+
+/* offwake: as offcpu_within_recording() */
+static bool offwake_within_recording(struct state *st)
+{
+	uint64_t first, last, ns;
+	int tid;
+
+	if (!offwake_longest(st->wake, &tid, &ns))
+		return true;
+	if (!(st->pd && perfdata_sample_times(st->pd, &first, &last)) &&
+	    !offcpu_span(st->off, &first, &last))
+		return true;
+	if (ns <= last - first)
+		return true;
+	warn("thread %d: %.6f s blocked in a recording of %.6f s: no profile made "
+	     "(the recording's times do not add up: damaged, or a bug to report "
+	     "with it)", tid, (double)ns / 1e9, (double)(last - first) / 1e9);
+	return false;
+}
+
+/* offwake: the waits left out, and why */
+static void offwake_notes(struct state *st)
+{
+	struct offwake_stats ws;
+	enum perfdata_scope scope = st->pd ? perfdata_scope(st->pd) : PERFDATA_SCOPE_UNKNOWN;
+
+	offwake_stats(st->wake, &ws);
+	if (ws.unwoken)
+		warn("%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " waits (%.3f s) ended with "
+		     "no " OFFWAKE_EVENT " recorded after their switch-out (woken before "
+		     "they had left the CPU, or by an unrecorded thread): left out%s",
+		     ws.unwoken, ws.unwoken + ws.counted, (double)ws.unwoken_ns / 1e9,
+		     scope == PERFDATA_SCOPE_TASKS ? "; the recording is not system-wide "
+		     "(perf record -a records every waker)" : "");
+	if (ws.pending_end)
+		warn("%" G_GUINT64_FORMAT " threads still blocked at the end of the recording: "
+		     "not counted (no waker yet)", ws.pending_end);
+	if (ws.short_waits)
+		warn("%" G_GUINT64_FORMAT " waits under min=%" G_GUINT64_FORMAT " us left out",
+		     ws.short_waits, st->o.min_us);
+	if (st->bad_waking)
+		warn("%" G_GUINT64_FORMAT " " OFFWAKE_EVENT " samples too short to decode: "
+		     "skipped", st->bad_waking);
+}
+
 /* Off-CPU: what the accounting had to assume. */
 static void offcpu_notes(struct state *st, uint64_t dropped)
 {
@@ -1443,6 +1586,11 @@ int stop(void *data, void *ctx)
 		if (!offcpu_verdict(st) || !offcpu_within_recording(st))
 			fail_exit(st);
 	}
+	if (st->wake && st->samples) {
+		offwake_finish(st->wake);
+		if (!offwake_within_recording(st))
+			fail_exit(st);
+	}
 	if (!shared_as_perf(st))
 		fail_exit(st);
 	if (st->sk)
@@ -1462,6 +1610,8 @@ int stop(void *data, void *ctx)
 	report_dropped(st);
 	if (st->off)
 		offcpu_notes(st, dropped);
+	if (st->wake)
+		offwake_notes(st);
 	if (st->off && st->us)
 		unwind_notes(st);
 	if (st->bad_switch)

@@ -35,6 +35,10 @@ const char plugin_help[] =
 	"  state=LIST    with offcpu, the states counted: S, D, R, all (default S,D)\n"
 	"  min=USEC      with offcpu, ignore waits shorter than USEC microseconds\n"
 	"  format=FILE   with offcpu, the sched_switch format file to decode with\n"
+	"  offwake       weight each sched:sched_switch stack by the time blocked\n"
+	"                until a sched:sched_waking woke it, followed by '--' and\n"
+	"                the waker's stack at the wake-up (leaf first) and name\n"
+	"  waking-format=FILE  with offwake, the sched_waking format file\n"
 	"  max-stack=N   frames per stack, as perf script --max-stack (default: the\n"
 	"                kernel.perf_event_max_stack sysctl, or 127)\n"
 	"  threads=N     1: do the work at the end on perf's thread only; 2 (the\n"
@@ -139,12 +143,14 @@ int plugin_parse_args(struct opts *o, int argc, char **argv, GError **err)
 		FLAG("all", all);
 		FLAG("addrs", addrs);
 		FLAG("offcpu", offcpu);
+		FLAG("offwake", offwake);
 		FLAG("inline", inline_);
 		FLAG("context", context);
 		STR("event", event);
 		STR("split", split);
 		STR("output", output);
 		STR("format", format);
+		STR("waking-format", waking_format);
 		STR("speedscope", speedscope);
 		STR("pprof", pprof);
 		if (IS("speedscope") && !val) {
@@ -212,6 +218,22 @@ int plugin_parse_args(struct opts *o, int argc, char **argv, GError **err)
 #undef STR
 		usage(err, "unknown or incomplete option '%s' (--dlarg help lists them)", argv[i]);
 		return -1;
+	}
+	if (o->waking_format && !o->offwake) {
+		usage(err, "waking-format= needs offwake");
+		return -1;
+	}
+	if (o->offwake) {
+		/* the off-CPU machinery, its waits ended by their wakings */
+		if (o->states & (OFFCPU_R | OFFCPU_OTHER)) {
+			usage(err, "offwake counts waits a wake-up ends: state=S, D or S,D");
+			return -1;
+		}
+		if (o->speedscope || o->speedscope_split || o->pprof) {
+			usage(err, "offwake writes folded stacks only (no speedscope or pprof)");
+			return -1;
+		}
+		o->offcpu = true;
 	}
 	if (!o->offcpu && (o->min_us || o->format || o->states != (OFFCPU_S | OFFCPU_D))) {
 		usage(err, "state=, min= and format= need offcpu");

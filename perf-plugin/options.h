@@ -23,7 +23,9 @@
 
 struct opts {
 	bool pid, tid, kernel, jit, all, addrs, offcpu, inline_, context;
+	bool offwake;		/* offcpu's waits by their wakers (offwake.h) */
 	const char *event, *split, *output, *format;
+	const char *waking_format;	/* offwake: sched_waking's format FILE */
 	const char *speedscope, *pprof;	/* FILE (see exports.h) */
 	bool speedscope_split;		/* bare speedscope: a file per process */
 	const char *pid_list, *comm_pattern;	/* pid=LIST, comm=REGEX as given */
