@@ -430,15 +430,19 @@ static void close_frame(struct flamegraph *fg, uint32_t depth, fk_count end)
 }
 
 /*
- * flamegraph.pl's chain-graph rewrite: split at ";--;", drop trailing empty
- * parts, and join again with ";--;" after the first part even when it is
- * the only one (so every stack ends in a "--" frame or keeps its waker).
+ * flamegraph.pl's chain-graph rewrite: split at ";--;" (left to right,
+ * trailing empty parts dropped), then the first part, ";--;" even when it
+ * is the only one (so every stack ends in a "--" frame or keeps its
+ * waker), and the other parts joined by ";--;", each of their frames
+ * marked a waker's with "_[w]" (the palette's cue, shown in the names as
+ * flamegraph.pl shows it): "wakee;f;--;g;waker" becomes
+ * "wakee;f;--;g_[w];waker_[w]".
  */
 static void chain_rewrite(GString *out, const char *s, size_t len)
 {
-	static const char sep[] = ";--;";
-	const size_t seplen = sizeof(sep) - 1;
-	size_t first_end, end = len;
+	static const char sep[] = ";--;", mark[] = "_[w]";
+	const size_t seplen = sizeof(sep) - 1, marklen = sizeof(mark) - 1;
+	size_t first_end, end = len, at;
 	const char *p;
 
 	/* trailing empty parts: the string ends with the separator */
@@ -449,9 +453,24 @@ static void chain_rewrite(GString *out, const char *s, size_t len)
 	g_string_truncate(out, 0);
 	g_string_append_len(out, s, (gssize)first_end);
 	g_string_append_len(out, sep, (gssize)seplen);
-	if (p)
-		g_string_append_len(out, s + first_end + seplen,
-				    (gssize)(end - first_end - seplen));
+	if (!p)
+		return;
+	/* the waker parts: each ';' in them, and each part's end, marked */
+	for (at = first_end + seplen; at <= end;) {
+		const char *next = memmem(s + at, end - at, sep, seplen);
+		size_t part_end = next ? (size_t)(next - s) : end;
+
+		for (size_t i = at; i < part_end; i++) {
+			if (s[i] == ';')
+				g_string_append_len(out, mark, (gssize)marklen);
+			g_string_append_c(out, s[i]);
+		}
+		g_string_append_len(out, mark, (gssize)marklen);
+		if (!next)
+			break;
+		g_string_append_len(out, sep, (gssize)seplen);
+		at = part_end + seplen;
+	}
 }
 
 /*
