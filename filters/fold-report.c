@@ -6,6 +6,7 @@
 #include "core/folded.h"
 #include "core/splitindex.h"
 #include "report/compare.h"
+#include "report/profile.h"
 #include "report/report.h"
 #include "tool.h"
 
@@ -15,7 +16,7 @@
 static struct opts {
 	gboolean json, group_threads, no_default_categories, verbose;
 	int top;
-	char *offcpu, *min_share, *unit, *offcpu_unit;
+	char *offcpu, *min_share, *unit, *offcpu_unit, *offwake;
 	char *base;
 	double window[2];
 	char **categories;
@@ -23,6 +24,7 @@ static struct opts {
 
 static const GOptionEntry entries[] = {
 	{ "offcpu", 'o', 0, G_OPTION_ARG_FILENAME, &opts.offcpu, "Add contention with this off-CPU profile (a file or split= directory)", "OFF" },
+	{ "offwake", 'w', 0, G_OPTION_ARG_FILENAME, &opts.offwake, "Add who released the locks waited for, from this off-wake profile (foldkit.so offwake; a file or split= directory)", "WAKE" },
 	{ "json", 'j', 0, G_OPTION_ARG_NONE, &opts.json, "Write JSON instead of Markdown", NULL },
 	{ "top", 'n', 0, G_OPTION_ARG_INT, &opts.top, "Rows per table (default 15)", "N" },
 	{ "group-threads", 'g', 0, G_OPTION_ARG_NONE, &opts.group_threads, "Merge thread names that differ only in digits", NULL },
@@ -44,11 +46,12 @@ static const char description[] =
 	"profile, or from every *.folded file of a split= directory DIR (the whole,\n"
 	"then one report per file), and writes what they say: summary, findings,\n"
 	"threads, hot paths, self and inclusive functions, categories, symbol\n"
-	"quality and, with --offcpu, contention.\n"
+	"quality, with --offcpu, contention and, with --offwake, the lock holders.\n"
 	"\n"
 	"Examples:\n"
 	"  fold-report cpu.folded\n"
 	"  fold-report --unit ns --offcpu off.folded cpu.folded\n"
+	"  fold-report --offwake wake.folded --offcpu off.folded cpu.folded\n"
 	"  fold-report --json -n 5 on-cpu/ | jq '.findings'\n"
 	"  fold-report --base capture-before capture-after\n"
 	"\n"
@@ -186,6 +189,16 @@ static void take_unit(const char *dir, const char *dir_unit, const char *option,
 	*unit = dir_unit;
 }
 
+/* An off-wake profile's stack, to the lock holders (report/holders.h). */
+static void add_wake(struct fold_entry *e, void *data)
+{
+	GString *text = g_string_new(NULL);
+
+	profile_stack_text(profile_stack_key(e), text);
+	holders_add(data, text->str, text->len, e->count[0]);
+	g_string_free(text, TRUE);
+}
+
 /* --base OLD NEW: what changed (report/compare.h) */
 static int compare_main(int argc, char **argv, const struct report_opts *ro)
 {
@@ -197,6 +210,8 @@ static int compare_main(int argc, char **argv, const struct report_opts *ro)
 
 	if (argc != 2 || opts.offcpu)
 		tool_usage_error("--base OLD takes one NEW (a file, split directory or capture), and no --offcpu");
+	if (opts.offwake)
+		tool_usage_error("--base compares two profiles: no --offwake");
 	for (int i = 0; i < 2; i++)
 		if (!(opts.window[i] >= 0 && opts.window[i] < 1e9))
 			tool_usage_error("--%swindow must be a number of seconds", i ? "" : "base-");
@@ -225,8 +240,10 @@ int main(int argc, char **argv)
 {
 	struct report_opts o = REPORT_OPTS_INIT;
 	struct category_list *cats;
-	struct input on = { 0 }, off = { 0 };
-	char *on_unit = NULL, *off_unit = NULL;
+	struct input on = { 0 }, off = { 0 }, wake = { 0 };
+	char *on_unit = NULL, *off_unit = NULL, *wake_unit = NULL;
+	struct frame_classifier *fc = NULL;
+	struct holders *holders = NULL;
 	struct skip_log *skips;
 	GError *err = NULL;
 	int status;
@@ -268,6 +285,17 @@ int main(int argc, char **argv)
 		status = FK_EXIT_FAILURE;
 	take_unit(opts.offcpu, off_unit, "--offcpu-unit", &o.offcpu_unit,
 		  opts.offcpu_unit != NULL);
+	if (opts.offwake) {
+		if (read_input(&wake, &opts.offwake, 1, skips, &wake_unit) != FK_EXIT_OK)
+			status = FK_EXIT_FAILURE;
+		fc = frame_classifier_new();
+		holders = holders_new(fc);
+		fold_table_foreach(wake.src.whole->stacks, add_wake, holders);
+		holders_finish(holders);
+		o.holders = holders;
+		o.holders_source = opts.offwake;
+		o.holders_unit = wake_unit ? wake_unit : "us";
+	}
 	tool_report_skips(skips, opts.verbose);
 	if (plain.odd) {
 		tool_warn("%s:%" G_GUINT64_FORMAT ": a differential profile (two counts a line): "
@@ -286,6 +314,10 @@ out:
 	skip_log_free(skips);
 	input_free(&on);
 	input_free(&off);
+	input_free(&wake);
+	holders_free(holders);
+	frame_classifier_free(fc);
+	g_free(wake_unit);
 	category_list_free(cats);
 	g_free(on_unit);
 	g_free(off_unit);

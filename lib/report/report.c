@@ -509,6 +509,10 @@ int report_write_fc(FILE *out, const struct report_source *on,
 		in.offcpu = off->whole;
 	}
 	write_one(out, &in, o, fc, 0);
+	if (o->holders && json)
+		holders_write_json(out, o->holders, o->holders_source, o->holders_unit, o->top);
+	else if (o->holders)
+		holders_write_markdown(out, o->holders, o->holders_source, o->holders_unit, o->top);
 	if (json && parts)
 		fputs(",\n  \"processes\": [", out);
 	for (size_t i = 0; on->dir && i < on->nfiles; i++) {

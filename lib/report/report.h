@@ -31,6 +31,7 @@
 #include "core/count.h"
 #include "core/foldtable.h"
 #include "report/categories.h"
+#include "report/holders.h"
 
 #include <glib.h>
 #include <stdbool.h>
@@ -47,6 +48,10 @@ struct report_opts {
 	const char *offcpu_unit;	/* the same for the off-CPU profile */
 	const struct category_list *categories;
 	enum report_format format;
+	/* --offwake: who released the locks (report/holders.h), written
+	 * after the whole profile's report; NULL: no such section */
+	const struct holders *holders;
+	const char *holders_source, *holders_unit;
 };
 
 #define REPORT_OPTS_INIT { .top = 15, .min_share = FK_COUNT_ONE / 100, \

@@ -157,6 +157,17 @@ if awk 'FILENAME == ARGV[1] { a[n] = $1; b[n++] = $2; next }
 	echo "ok the waiter's blocked waits lie inside the lock waits the workload timed"
 else fail "the waiter's blocked waits are not inside the lock waits the workload timed"; fi
 
+# fold-report --offwake names the lock the waiter waited on (wait_for_lock,
+# the frame that called the lock wait), released in release_lock by
+# fkholder, for as long as the plugin's lines of it say
+"$BIN/fold-report" --offwake "$T/ow.folded" "$T/ow.folded" >"$T/report.md" 2>"$T/report.err" ||
+	fail "fold-report --offwake failed: $(head -2 "$T/report.err")"
+want=$(awk '{ s += $NF } END { print s + 0 }' "$T/lockw")
+row=$(grep -F "| \`wait_for_lock\` | \`release_lock\` | \`fkholder-$wpid/$holder\` |" "$T/report.md")
+if [ -n "$row" ] && [ "$(echo "$row" | awk -F'|' '{ gsub(/ /, "", $5); print $5 }')" = "$want" ]; then
+	echo "ok fold-report --offwake: wait_for_lock released in release_lock by fkholder, $want us"
+else fail "fold-report --offwake: no row 'wait_for_lock | release_lock | fkholder' of $want us: $(grep -A4 '^| lock' "$T/report.md" | head -5)"; fi
+
 # state=S keeps the same futex and pipe waits (interruptible sleeps);
 # state=D keeps none of them
 plugin "$T/w.data" offwake tid state=S >"$T/s.folded" 2>/dev/null || fail "offwake state=S failed"
