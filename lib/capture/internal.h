@@ -62,6 +62,12 @@ struct session {
 	char *shell_exe;	/* the command's until it is exec'd */
 	unsigned signals;
 	bool window_timeout, all_gone;
+	/*
+	 * The window, monotonic µs: t0 when both recordings were told to
+	 * start, t1 once both said they had stopped.  Each recording's events
+	 * lie between them however late a loaded machine lets perf act on
+	 * its commands, so no time it holds is longer than the window.
+	 */
 	gint64 t0, t1;
 	int last_pid;
 	bool pid_ns;		/* in a PID namespace other than the first */

@@ -298,6 +298,7 @@ int cap_start_recording(struct session *s, GError **err)
 		    !(s->on.child && fk_child_exited(s->on.child)) &&
 		    !(s->off.child && fk_child_exited(s->off.child))) {
 			s->want_acks = 2;
+			s->t0 = g_get_monotonic_time();
 			rec_send(&s->on, "enable\n");
 			rec_send(&s->off, "enable\n");
 			cap_run_until(s, cap_recs_acked, ACK_MS);
@@ -448,7 +449,6 @@ void cap_run_window(struct session *s)
 {
 	guint timer, poller;
 
-	s->t0 = g_get_monotonic_time();
 	if (s->cmd)
 		fk_child_signal(s->cmd, SIGCONT);
 	cap_say(s, "recording for %g s (Ctrl-C ends the window early)", s->cfg->seconds);
@@ -502,7 +502,9 @@ void cap_stop_recording(struct session *s)
 	for (size_t i = 0; i < G_N_ELEMENTS(rs); i++)
 		if (rec_running(rs[i]))
 			rec_send(rs[i], "disable\n");
-	cap_run_until(s, recs_disabled, ACK_MS);
+	bool stopped = cap_run_until(s, recs_disabled, ACK_MS);
+
+	s->t1 = g_get_monotonic_time();
 	for (size_t i = 0; i < G_N_ELEMENTS(rs); i++) {
 		struct rec *r = rs[i];
 
@@ -521,6 +523,9 @@ void cap_stop_recording(struct session *s)
 		if (priv_has(s, r->data))
 			say_size(s, r);
 	}
+	/* one that never said it stopped recorded until it ended */
+	if (!stopped)
+		s->t1 = g_get_monotonic_time();
 }
 
 void cap_rec_init(struct session *s, struct rec *r, bool offcpu)

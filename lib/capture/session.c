@@ -574,12 +574,11 @@ int fk_capture_run(const struct fk_capture_cfg *cfg, struct fk_capture_result *r
 	if (cap_start_recording(&s, err) != 0)
 		goto out;
 	cap_run_window(&s);
-	s.t1 = g_get_monotonic_time();
-	window_times(&s, res);
 	res->interrupted = s.signals > 0;
 	if (s.ended)
-		cap_say(&s, "the window ended after %.2f s: %s", (double)(s.t1 - s.t0) / 1e6, s.ended);
+		cap_say(&s, "the window ended after %.2f s: %s", cap_now_s(&s), s.ended);
 	cap_stop_recording(&s);
+	window_times(&s, res);
 	end_helpers(&s);
 	if (cap_fold_all(&s, x, splits, err) != 0)
 		goto out;
