@@ -17,6 +17,7 @@ static struct opts {
 	gboolean json, group_threads, no_default_categories, verbose;
 	int top;
 	char *offcpu, *min_share, *unit, *offcpu_unit, *offwake;
+	char **thresholds, **wait_kinds;
 	char *base;
 	double window[2];
 	char **categories;
@@ -30,6 +31,8 @@ static const GOptionEntry entries[] = {
 	{ "group-threads", 'g', 0, G_OPTION_ARG_NONE, &opts.group_threads, "Merge thread names that differ only in digits", NULL },
 	{ "categories", 'c', 0, G_OPTION_ARG_FILENAME_ARRAY, &opts.categories, "Add or replace categories: NAME<TAB>REGEX lines (repeatable)", "FILE" },
 	{ "no-default-categories", 0, 0, G_OPTION_ARG_NONE, &opts.no_default_categories, "Start from no categories instead of the built-in ones", NULL },
+	{ "threshold", 't', 0, G_OPTION_ARG_STRING_ARRAY, &opts.thresholds, "A rule's threshold: RULE=PERCENT (repeatable)", "RULE=PCT" },
+	{ "wait-kinds", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opts.wait_kinds, "Add wait kinds: KIND<TAB>REGEX lines (repeatable)", "FILE" },
 	{ "min-share", 0, 0, G_OPTION_ARG_STRING, &opts.min_share, "Contention: least inclusive share in both profiles (default 1%)", "PERCENT" },
 	{ "unit", 'u', 0, G_OPTION_ARG_STRING, &opts.unit, "What a count is: samples (default), ns, us, switches...", "UNIT" },
 	{ "countname", 0, 0, G_OPTION_ARG_STRING, &opts.unit, "The same as --unit (fold2svg's name)", "UNIT" },
@@ -44,11 +47,13 @@ static const GOptionEntry entries[] = {
 static const char description[] =
 	"Reads folded stacks from each FILE (or standard input, or '-') as one\n"
 	"profile, or from every *.folded file of a split= directory DIR (the whole,\n"
-	"then one report per file), and writes what they say: summary, findings,\n"
+	"then one report per file), or fp-record's capture directory (on/ and off/\n"
+	"together), and writes what they say: summary, findings,\n"
 	"threads, hot paths, self and inclusive functions, categories, symbol\n"
 	"quality, with --offcpu, contention and, with --offwake, the lock holders.\n"
 	"\n"
 	"Examples:\n"
+	"  fold-report capture\n"
 	"  fold-report cpu.folded\n"
 	"  fold-report --unit ns --offcpu off.folded cpu.folded\n"
 	"  fold-report --offwake wake.folded --offcpu off.folded cpu.folded\n"
@@ -236,6 +241,16 @@ static int compare_main(int argc, char **argv, const struct report_opts *ro)
 	return status;
 }
 
+/* DIR/SUB/index.tsv is there: fp-record's capture side */
+static bool has_side(const char *dir, const char *sub)
+{
+	char *p = g_build_filename(dir, sub, "index.tsv", NULL);
+	bool yes = g_file_test(p, G_FILE_TEST_IS_REGULAR);
+
+	g_free(p);
+	return yes;
+}
+
 int main(int argc, char **argv)
 {
 	struct report_opts o = REPORT_OPTS_INIT;
@@ -244,6 +259,9 @@ int main(int argc, char **argv)
 	char *on_unit = NULL, *off_unit = NULL, *wake_unit = NULL;
 	struct frame_classifier *fc = NULL;
 	struct holders *holders = NULL;
+	struct wait_kinds *wk = NULL;
+	char *cap_on = NULL, *cap_off = NULL;
+	bool off_only = false;
 	struct skip_log *skips;
 	GError *err = NULL;
 	int status;
@@ -260,6 +278,9 @@ int main(int argc, char **argv)
 	    (opts.offcpu_unit && !report_unit_ok(opts.offcpu_unit)))
 		tool_usage_error("bad unit '%s': one word of letters, digits, '_', '-', '/', '.' or \u00b5",
 				 opts.unit && !report_unit_ok(opts.unit) ? opts.unit : opts.offcpu_unit);
+	for (char **t = opts.thresholds; t && *t; t++)
+		if (report_set_threshold(&o, *t, &err) < 0)
+			tool_usage_error("%s", err->message);
 	cats = category_list_new(!opts.no_default_categories);
 	for (char **c = opts.categories; c && *c; c++)
 		if (category_list_read(cats, *c, &err) < 0) {
@@ -272,14 +293,41 @@ int main(int argc, char **argv)
 	o.unit = opts.unit ? opts.unit : o.unit;
 	o.offcpu_unit = opts.offcpu_unit ? opts.offcpu_unit : o.offcpu_unit;
 	o.categories = cats;
+	if (opts.wait_kinds) {
+		o.wait_kinds = wk = wait_kinds_new(true);
+		for (char **c = opts.wait_kinds; *c; c++)
+			if (wait_kinds_read(wk, *c, &err) < 0) {
+				tool_warn_error(err);
+				wait_kinds_free(wk);
+				category_list_free(cats);
+				return FK_EXIT_USAGE;
+			}
+	}
 	o.format = opts.json ? REPORT_JSON : REPORT_MARKDOWN;
 	if (opts.base) {
 		category_list_free(cats);
 		return tool_finish(compare_main(argc, argv, &o));
 	}
 
+	/* fp-record's capture: DIR/on and DIR/off, each a split directory */
+	if (argc == 2 && !opts.offcpu && g_file_test(argv[1], G_FILE_TEST_IS_DIR) &&
+	    (has_side(argv[1], "on") || has_side(argv[1], "off"))) {
+		if (has_side(argv[1], "off"))
+			opts.offcpu = cap_off = g_build_filename(argv[1], "off", NULL);
+		if (has_side(argv[1], "on"))
+			argv[1] = cap_on = g_build_filename(argv[1], "on", NULL);
+		else
+			off_only = true;
+	}
 	skips = skip_log_new();
-	status = read_input(&on, argv + 1, argc - 1, skips, &on_unit);
+	if (off_only) {
+		status = read_input(&on, &opts.offcpu, 1, skips, &on_unit);
+		take_unit(opts.offcpu, on_unit, "--unit", &o.unit, opts.unit != NULL);
+		opts.offcpu = NULL;
+	} else {
+		status = read_input(&on, argv + 1, argc - 1, skips, &on_unit);
+	}
+	if (!off_only)
 	take_unit(argv[1], on_unit, "--unit", &o.unit, opts.unit != NULL);
 	if (opts.offcpu && read_input(&off, &opts.offcpu, 1, skips, &off_unit) != FK_EXIT_OK)
 		status = FK_EXIT_FAILURE;
@@ -305,7 +353,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (status == FK_EXIT_OK &&	/* shares of a profile read in part would be wrong */
-	    report_write(stdout, &on.src, opts.offcpu ? &off.src : NULL, &o, &err) < 0) {
+	    report_write(stdout, &on.src, off_only ? &on.src : opts.offcpu ? &off.src : NULL,
+			 &o, &err) < 0) {
 		tool_warn_error(err);
 		status = FK_EXIT_FAILURE;
 	}
@@ -319,6 +368,9 @@ out:
 	frame_classifier_free(fc);
 	g_free(wake_unit);
 	category_list_free(cats);
+	wait_kinds_free(wk);
+	g_free(cap_on);
+	g_free(cap_off);
 	g_free(on_unit);
 	g_free(off_unit);
 	return tool_finish(status);

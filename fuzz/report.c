@@ -238,7 +238,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fclose(out);
 
 	/* the profile's invariants (profile.h) */
-	profile_analyse(p, cats, fc);
+	profile_analyse(p, cats, fc, NULL);
 	FUZZ_CHECK(p->total == sum, "total differs from the counts read");
 	for (guint i = 0; i < p->frames->len; i++) {
 		const struct frame_stat *f = g_ptr_array_index(p->frames, i);

@@ -381,6 +381,47 @@ static bool is_vdso_placeholder(const char *s, size_t len)
 	       (len > 8 && memcmp(s, "[[vdso] ", 8) == 0);
 }
 
+static bool is_kentry(const char *s, size_t len)
+{
+	static const char *const prefixes[] = {
+		"entry_SYSCALL", "entry_SYSENTER", "entry_INT80", "asm_exc_", "asm_sysvec_",
+		"asm_common_interrupt", "ret_from_fork", "do_syscall_64", "el0_", "el1_",
+	};
+
+	len = strip_annotation(s, len);
+	for (size_t i = 0; i < G_N_ELEMENTS(prefixes); i++)
+		if (has_prefix(s, len, prefixes[i]))
+			return true;
+	return false;
+}
+
+static bool system_shape(const char *s, size_t len)
+{
+	static const char *const prefixes[] = {
+		"std::", "__gnu_cxx::", "__cxxabiv1::", "__cxa_", "operator new",
+		"operator delete", "__sanitizer::", "__asan::", "__ubsan::",
+	};
+	size_t n = strip_annotation(s, len);
+
+	if (n < len && s[len - 2] == 'k')
+		return true;	/* "_[k]" */
+	if (n >= 2 && s[0] == '[' && s[n - 1] == ']')
+		return true;	/* no symbol, or the vDSO */
+	if (memchr(s, '@', n))
+		return true;	/* a versioned export */
+	if (n >= 2 && s[0] == '_' && (s[1] == '_' || (g_ascii_isupper(s[1]) && s[1] != 'Z')))
+		return true;
+	for (size_t i = 0; i < G_N_ELEMENTS(prefixes); i++)
+		if (has_prefix(s, n, prefixes[i]))
+			return true;
+	return false;
+}
+
+bool frame_is_system(const char *s, size_t len)
+{
+	return system_shape(s, len);
+}
+
 unsigned frame_classify(const struct frame_classifier *fc, const char *s,
 			size_t len)
 {
@@ -407,5 +448,12 @@ unsigned frame_classify(const struct frame_classifier *fc, const char *s,
 		c |= FRAME_LOG;
 	if (frame_matcher_test(fc->alloc, s, len))
 		c |= FRAME_ALLOC;
+	if (is_kentry(s, len))
+		c |= FRAME_KENTRY;
+	/* a name of the table is libc's or the kernel's, "main" aside */
+	if (system_shape(s, len) || (c & (FRAME_ENTRY | FRAME_LOCK_WAIT | FRAME_SCHED |
+					   FRAME_VDSO | FRAME_UNRESOLVED | FRAME_KENTRY)) ||
+	    ((c & (FRAME_ALLOC | FRAME_WRITE)) && !memchr(s, ':', len)))
+		c |= FRAME_SYSTEM;
 	return c;
 }

@@ -55,6 +55,14 @@ enum {
 	/* writing to a file or socket: write, fwrite, fflush, sendmsg,
 	 * vfs_write ... */
 	FRAME_WRITE = 1u << 8,
+	/* not the program's own code, by its name: libc's, libstdc++'s, the
+	 * dynamic linker's, the kernel's and the vDSO's functions, and frames
+	 * without a symbol (see frame_is_system()) */
+	FRAME_SYSTEM = 1u << 9,
+	/* where the kernel's part of a stack starts: entry_SYSCALL_64,
+	 * asm_exc_page_fault, asm_sysvec_*, ...; it and every frame after it
+	 * (toward the leaf) are the kernel's */
+	FRAME_KENTRY = 1u << 10,
 };
 
 struct frame_classifier;
@@ -73,6 +81,27 @@ unsigned frame_classify(const struct frame_classifier *fc, const char *s,
  */
 void frame_name_base(const char *s, size_t len, const char **out,
 		     size_t *outlen);
+
+/*
+ * True for a frame that is not the program's own code (FRAME_SYSTEM).  A
+ * folded stack carries names only (fp-record's and the plugin's captures
+ * have no file per frame), so this is read from the name's shape:
+ *  - no symbol ("[libstdc++.so.6.0.30]", "[unknown]"), the vDSO, a frame
+ *    annotated "_[k]";
+ *  - a symbol version ("pthread_cond_wait@@GLIBC_2.3.2"): a shared
+ *    library's export;
+ *  - a reserved C identifier, "__" or "_" and a capital ("__GI___lll_lock_wait",
+ *    "_IO_fwrite", "__schedule"), but not a mangled C++ name ("_Z...");
+ *  - the C++ runtime's namespaces: "std::", "__gnu_cxx::", "__cxxabiv1::",
+ *    and "operator new" / "operator delete";
+ * and frame_classify() adds the names of classify.c's table of libc and
+ * kernel functions (malloc, write, pthread_mutex_lock, schedule, ...).
+ * The kernel's frames after a FRAME_KENTRY frame are the kernel's whatever
+ * their names (profile.c), and so are a wait kind's (waitkind.h).  What is
+ * left is the program's: its functions, templates of its own types
+ * instantiated in it ("app::Queue<int>::pop") and its lambdas.
+ */
+bool frame_is_system(const char *s, size_t len);
 
 /* True for a C++ constructor or destructor name (FRAME_CTOR). */
 bool frame_is_ctor(const char *s, size_t len);

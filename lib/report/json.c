@@ -151,7 +151,13 @@ void report_write_json(FILE *out, const struct report *r, int indent, bool close
 	json_count(&w, p->total);
 	field(&w, "stacks");
 	fprintf(out, "%zu", p->nstacks);
+	field(&w, "process");
+	json_cstr(&w, in->process ? in->process : "whole");
+	field(&w, "process_count");
+	fprintf(out, "%zu", in->nprocesses);
 	field(&w, "thread_count");
+	fprintf(out, "%zu", in->nthreads);
+	field(&w, "thread_names");
 	fprintf(out, "%u", r->threads->len);
 	field(&w, "function_count");
 	fprintf(out, "%u", p->frames->len);
@@ -205,6 +211,10 @@ void report_write_json(FILE *out, const struct report *r, int indent, bool close
 	amount(&w, p->unresolved, p->total);
 	field(&w, "truncated");
 	amount(&w, p->truncated, p->total);
+	field(&w, "program_hidden");
+	amount(&w, p->hidden, p->total);
+	field(&w, "program_lost");
+	amount(&w, p->lost, p->total);
 
 	field(&w, "offcpu");
 	if (r->off) {
@@ -251,14 +261,32 @@ void report_write_json(FILE *out, const struct report *r, int indent, bool close
 		row(&w, i);
 		fputs("\"rule\": ", out);
 		json_cstr(&w, f->rule->name);
-		fputs(", \"text\": ", out);
-		finding_string(&w, f);
+		fputs(", \"class\": ", out);
+		json_cstr(&w, f->cls);
+		fputs(", \"process\": ", out);
+		json_cstr(&w, in->process ? in->process : "whole");
+		fprintf(out, ", \"profile\": \"%s\", \"unit\": ", f->off ? "off" : "on");
+		json_cstr(&w, finding_unit(f, r));
 		fputs(", \"frame\": ", out);
 		json_str(&w, f->frame.s, f->frame.len);
-		fputs(", \"count\": ", out);
+		fputs(", \"edge\": [", out);
+		if (f->from.len) {
+			json_str(&w, f->from.s, f->from.len);
+			fputs(", ", out);
+		}
+		if (f->to.len)
+			json_str(&w, f->to.s, f->to.len);
+		fputs("], \"count\": ", out);
 		json_count(&w, f->count);
 		fputs(", \"share\": ", out);
-		json_share(&w, f->count, p->total);
+		json_share(&w, f->count, f->total ? f->total : p->total);
+		fputs(", \"save_ns\": ", out);
+		if (f->save >= 0)
+			json_count(&w, f->save);
+		else
+			fputs("null", out);
+		fputs(", \"text\": ", out);
+		finding_string(&w, f);
 		putc('}', out);
 	}
 	end_array(&w, r->findings->len);

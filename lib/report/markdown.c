@@ -135,7 +135,9 @@ static void summary(struct mw *w, bool part)
 			ms / 1000, ms % 1000);
 	}
 	fprintf(w->out, " |\n| Distinct stacks | %zu |\n", p->nstacks);
-	fprintf(w->out, "| Threads (root frames) | %u |\n", r->threads->len);
+	if (r->in->nprocesses)
+		fprintf(w->out, "| Processes | %zu |\n", r->in->nprocesses);
+	fprintf(w->out, "| Threads (root frames of each process) | %zu |\n", r->in->nthreads);
 	fprintf(w->out, "| Functions (distinct frames) | %u |\n", p->frames->len);
 	fputs("| Unresolved | ", w->out);
 	pct(w, p->unresolved, p->total);
@@ -334,9 +336,17 @@ static void quality(struct mw *w)
 	count(w, p->truncated);
 	fputs(" | ", w->out);
 	pct(w, p->truncated, p->total);
+	fputs(" |\n| Program frames hidden: an unresolved frame among or beyond them | ", w->out);
+	count(w, p->hidden);
+	fputs(" | ", w->out);
+	pct(w, p->hidden, p->total);
+	fputs(" |\n| Program's callers lost: truncated, not at a library's thread start | ", w->out);
+	count(w, p->lost);
+	fputs(" | ", w->out);
+	pct(w, p->lost, p->total);
 	fputs(" |\n", w->out);
-	if (share_at_least(p->unresolved, p->total, FK_COUNT_ONE / 20) ||
-	    share_at_least(p->truncated, p->total, FK_COUNT_ONE / 20))
+	if (share_at_least(p->hidden, p->total, FK_COUNT_ONE / 20) ||
+	    share_at_least(p->lost, p->total, FK_COUNT_ONE / 20))
 		fputs("\nAbove 5%, they hide findings: build with `-g -fno-omit-frame-pointer`"
 		      " (libraries too), or record with `perf record --call-graph dwarf`.\n",
 		      w->out);

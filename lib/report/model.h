@@ -28,7 +28,13 @@ struct report_input {
 	struct profile *profile;
 	const char *const *off_files;	/* the off-CPU profile's, if any */
 	size_t noff_files;
-	struct profile *offcpu;		/* NULL: no contention section */
+	struct profile *offcpu;		/* NULL: no contention section; the
+					   profile itself for an off-CPU
+					   capture alone */
+	const char *process;		/* "whole", or the part's process
+					   (its file's name without .folded) */
+	size_t nprocesses, nthreads;	/* threads: distinct roots of each
+					   process (0 processes: one input) */
 };
 
 /* A thread row: a root frame, or with --group-threads the names that
@@ -54,12 +60,28 @@ struct text_part {
 	bool code;
 };
 
+/*
+ * A finding: about frame (the program's own frame where there is one),
+ * citing the edge from -> to (finding_edge()), with count
+ * its evidence in its profile's unit (off: the off-CPU profile's) out of
+ * total.  cls is what it is ("on-cpu", or a wait kind's name for the
+ * off-CPU profile's).  save is what fixing it could save, in ns of thread
+ * time (-1: not a time unit; 0: nothing, a finding that only informs),
+ * by which findings are ranked.
+ */
 struct finding {
 	const struct report_rule *rule;
 	GString *buf;
 	GArray *parts;		/* struct text_part */
 	struct fk_str frame;	/* the frame (or thread) it is about */
+	struct fk_str from, to;	/* the edge named (from empty: to alone;
+				   both empty: none) */
 	fk_count count;		/* its evidence, in the profile's unit */
+	fk_count total;		/* of its profile */
+	fk_count save;
+	const char *cls;
+	bool off;		/* from the off-CPU profile */
+	bool info;		/* nothing to fix: ranked after the others */
 };
 
 struct report {
@@ -97,19 +119,27 @@ struct finding *finding_new(const struct report_rule *rule, struct fk_str frame,
 void finding_free(struct finding *f);
 void finding_text(struct finding *f, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 void finding_code(struct finding *f, struct fk_str s);
-/* "`a → b`", or "`b`" when a is NULL: the evidence seed 000 asks for */
+/* "`a → b`", or "`b`" when a is NULL: the evidence seed 000 asks for;
+ * sets f->from and f->to */
 void finding_edge(struct finding *f, const struct frame_stat *a,
 		  const struct frame_stat *b);
-/* " (N UNIT, P%)" */
+/* " (N UNIT, P%)", in f's profile's unit; sets f->total, and f->save
+ * (from c) unless f->info */
 void finding_amount(struct finding *f, const struct report *r, fk_count c,
 		    fk_count total);
+/* The unit of f's profile */
+const char *finding_unit(const struct finding *f, const struct report *r);
+/* c in UNIT as ns (-1 when UNIT is not a time) */
+fk_count count_ns(fk_count c, const char *unit);
 
-/* A rule: finds what it looks for in r and appends findings to out. */
+/* A rule: finds what it looks for in r and appends findings to out.
+ * Its threshold is o->thresholds[its index] when that is set (>= 0). */
 struct report_rule {
 	const char *name;	/* "contended-lock" */
 	fk_count min_share;	/* its threshold, as a fraction (0: none) */
 	void (*find)(const struct report_rule *rule, const struct report *r,
 		     GPtrArray *out);
+	const char *what;	/* what the threshold is a share of */
 };
 
 /* The rules, in the order they rank equal findings (rules.c). */

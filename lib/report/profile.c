@@ -29,6 +29,7 @@ struct build {
 	struct profile *p;
 	const struct category_list *cats;
 	const struct frame_classifier *fc;
+	const struct wait_kinds *wk;
 	uint64_t *cat_mark;	/* per category: the last tail counted */
 	uint64_t serial;	/* the tail being counted, from 1 */
 };
@@ -45,6 +46,7 @@ static struct frame_stat *intern(struct build *b, const char *s, size_t len)
 	f->name = key;
 	f->id = p->frames->len;
 	f->classes = frame_classify(b->fc, s, len);
+	f->wait = (uint8_t)wait_kinds_frame(b->wk, s, len);
 	f->cats_at = p->frame_cats->len;
 	for (size_t i = 0; i < p->ncats; i++)
 		if (category_list_match(b->cats, i, s, len)) {
@@ -63,18 +65,69 @@ static inline struct frame_stat *frame_at(const struct profile *p, uint32_t i)
 	return g_ptr_array_index(p->frames, g_array_index(p->ids, uint32_t, i));
 }
 
+static bool is_program(const struct frame_stat *f)
+{
+	return !(f->classes & FRAME_SYSTEM) && f->wait == WAIT_NONE;
+}
+
+/* Fills t's kernel, site, kind, hidden and lost (profile.h).  A library's
+ * frame without a symbol at the leaf (the vDSO's, a libc function's)
+ * hides the library's code, not the program's. */
+static void where(const struct profile *p, struct profile_tail *t)
+{
+	uint32_t first_prog = TAIL_NONE, unresolved_last = TAIL_NONE;
+	bool entry = false, unresolved_after = false, unresolved_any = false;
+
+	t->kernel = t->n;
+	t->site = TAIL_NONE;
+	t->kind = WAIT_OTHER;
+	for (uint32_t i = 0; i < t->n; i++) {
+		const struct frame_stat *f = profile_tail_frame(p, t, i);
+
+		if (f->wait != WAIT_NONE)
+			t->kind = f->wait;	/* the innermost decides */
+		if (f->classes & FRAME_ENTRY)
+			entry = true;
+		if ((f->classes & FRAME_KENTRY) && t->kernel == t->n)
+			t->kernel = i;
+		if ((f->classes & FRAME_UNRESOLVED) && !(f->classes & FRAME_VDSO)) {
+			unresolved_any = true;
+			if (first_prog != TAIL_NONE && i < t->kernel)
+				unresolved_last = i;
+		}
+		if (i < t->kernel && is_program(f)) {
+			if (first_prog == TAIL_NONE)
+				first_prog = i;
+			t->site = i;
+			/* an unresolved frame between two of the program's */
+			if (unresolved_last != TAIL_NONE)
+				unresolved_after = true;
+		}
+	}
+	t->hidden = unresolved_after || (first_prog == TAIL_NONE && unresolved_any);
+	/* lost: no entry, unless only library frames (a start routine) come
+	 * before the program's */
+	t->lost = !entry && (first_prog == TAIL_NONE || first_prog == 0);
+}
+
+const struct profile_tail *profile_tail_of(const struct profile *p, struct stack_key k)
+{
+	if (!k.tail || k.tail->count[1] <= 0)
+		return NULL;
+	return &g_array_index(p->tails, struct profile_tail, (guint)(k.tail->count[1] - 1));
+}
+
 /* Counts one distinct tail (see profile.h). */
 static void count_tail(struct fold_entry *e, void *data)
 {
 	struct build *b = data;
 	struct profile *p = b->p;
-	struct profile_tail t = { e->count[0], p->ids->len, 0 };
+	struct profile_tail t = { .count = e->count[0], .first = p->ids->len };
 	fk_count c = t.count;
 	const char *s = e->stack, *end = s + e->len;
 	unsigned classes = 0;
 	uint64_t serial = ++b->serial;
 	uint32_t first_lock = UINT32_MAX, last_lock = 0, first_log = UINT32_MAX;
-	struct frame_stat *prev = NULL;
 	bool log_write = false;
 
 	for (;;) {
@@ -96,12 +149,6 @@ static void count_tail(struct fold_entry *e, void *data)
 			}
 		}
 		classes |= f->classes;
-		if ((f->classes & FRAME_LOCK_WAIT) && prev && !(prev->classes & FRAME_LOCK_WAIT) &&
-		    prev->mark2 != serial) {
-			prev->mark2 = serial;
-			prev->calls_lock += c;
-		}
-		prev = f;
 		if (f->classes & FRAME_LOCK_WAIT) {
 			if (first_lock == UINT32_MAX)
 				first_lock = t.n;
@@ -129,7 +176,22 @@ static void count_tail(struct fold_entry *e, void *data)
 		p->log_write += c;
 		frame_at(p, t.first + first_log)->log_write += c;
 	}
-	if (first_lock != UINT32_MAX) {
+	where(p, &t);
+	if (t.hidden)
+		p->hidden += c;
+	if (t.lost)
+		p->lost += c;
+	e->count[1] = (fk_count)p->tails->len + 1;	/* profile_tail_of() */
+	for (uint32_t i = 1; t.kind == WAIT_LOCK && i < t.n; i++) {
+		struct frame_stat *f = frame_at(p, t.first + i), *prev = frame_at(p, t.first + i - 1);
+
+		if ((f->classes & FRAME_LOCK_WAIT) && !(prev->classes & FRAME_LOCK_WAIT) &&
+		    prev->mark2 != serial) {
+			prev->mark2 = serial;
+			prev->calls_lock += c;
+		}
+	}
+	if (first_lock != UINT32_MAX && t.kind == WAIT_LOCK) {
 		/* a second mark: frames up to the last lock wait, once each */
 		uint64_t s2 = ++b->serial;
 
@@ -206,15 +268,19 @@ void profile_merge(struct profile *into, const struct profile *from)
  * nothing reported depends on them: every ranking breaks ties by name.
  */
 void profile_analyse(struct profile *p, const struct category_list *cats,
-		     const struct frame_classifier *fc)
+		     const struct frame_classifier *fc, const struct wait_kinds *wk)
 {
-	struct build b = { .p = p, .cats = cats, .fc = fc };
+	struct build b = { .p = p, .cats = cats, .fc = fc, .wk = wk };
+	struct wait_kinds *own = NULL;
 
 	if (p->analysed)
 		return;
+	if (!wk)
+		b.wk = own = wait_kinds_new(true);
 	p->analysed = true;
 	p->nstacks = fold_table_size(p->stacks);
 	p->truncated = p->root_only;
+	p->lost = p->root_only;
 	p->tails = g_array_new(FALSE, FALSE, sizeof(struct profile_tail));
 	p->ids = g_array_new(FALSE, FALSE, sizeof(uint32_t));
 	p->frames = g_ptr_array_new_with_free_func(g_free);
@@ -225,6 +291,7 @@ void profile_analyse(struct profile *p, const struct category_list *cats,
 	b.cat_mark = g_new0(uint64_t, p->ncats + 1);
 	fold_table_foreach(p->tail_table, count_tail, &b);
 	g_free(b.cat_mark);
+	wait_kinds_free(own);
 }
 
 /* The pieces of a stack's text: root, ";", tail. */

@@ -50,6 +50,7 @@
 #include "core/str.h"
 #include "report/categories.h"
 #include "report/classify.h"
+#include "report/waitkind.h"
 
 #include <glib.h>
 #include <stdint.h>
@@ -60,15 +61,34 @@ struct frame_stat {
 	fk_count self, incl, lock_wait, trunc_head, log_write;
 	fk_count calls_lock;	/* stacks where a lock wait comes just after it */
 	unsigned classes;	/* FRAME_* (classify.h) */
+	uint8_t wait;		/* its enum wait_kind (waitkind.h) */
 	uint32_t id;		/* index in profile.frames */
 	uint32_t cats_at, ncats;	/* its categories: profile.frame_cats */
 	uint64_t mark, mark2;	/* private: the last tail counted */
 };
 
-/* A distinct tail: its count and its frames, ids[first..first+n). */
+/*
+ * A distinct tail: its count and its frames, ids[first..first+n).  Where
+ * the program is in it (positions from 0, the outermost frame): kernel is
+ * the first of the kernel's frames (a FRAME_KENTRY and all after it; n
+ * when none), site the innermost of the program's frames before it (not
+ * FRAME_SYSTEM, nor of a wait kind; TAIL_NONE when none is): the frame a
+ * finding names, and site + 1, when there is one, what it called.  kind is
+ * its wait's (waitkind.h: its innermost frame's with a kind, WAIT_OTHER
+ * when none has one).  hidden: an unresolved frame between two of the
+ * program's, or unresolved frames and none of the program's (not a
+ * thread's entry before them, nor a library's leaf); lost: its callers
+ * are missing (no thread entry, and not a library's frame alone before
+ * the program's: a thread's start routine in a library without frame
+ * pointers loses nothing of the program).
+ */
+#define TAIL_NONE UINT32_MAX
 struct profile_tail {
 	fk_count count;
 	uint32_t first, n;
+	uint32_t site, kernel;
+	uint8_t kind;
+	bool hidden, lost;
 };
 
 /* A distinct stack: the key of p->stacks' entries (root;tail). */
@@ -83,6 +103,7 @@ struct profile {
 	struct fold_table *roots;	/* root frame -> count */
 	fk_count root_only;		/* stacks of a root frame alone */
 	fk_count unresolved, truncated, alloc, log_write;
+	fk_count hidden, lost;		/* tails' counts with hidden, lost */
 	GArray *tails;			/* struct profile_tail */
 	GArray *ids;			/* uint32_t frame ids of the tails */
 	GPtrArray *frames;		/* struct frame_stat *, by id */
@@ -98,10 +119,21 @@ struct profile {
 
 /* profile_new(), profile_add(), profile_merge(), profile_free(): report.h */
 
-/* Takes the stacks apart as above, once (later calls do nothing); cats and
- * fc are only used during the call. */
+/* Takes the stacks apart as above, once (later calls do nothing); cats,
+ * fc and wk (NULL: the built-in table) are only used during the call. */
 void profile_analyse(struct profile *p, const struct category_list *cats,
-		     const struct frame_classifier *fc);
+		     const struct frame_classifier *fc, const struct wait_kinds *wk);
+
+/* The tail of a p->stacks key (NULL for a root alone), once analysed. */
+const struct profile_tail *profile_tail_of(const struct profile *p, struct stack_key k);
+
+/* The frame at position i of tail t. */
+static inline struct frame_stat *profile_tail_frame(const struct profile *p,
+						    const struct profile_tail *t, uint32_t i)
+{
+	return (struct frame_stat *)g_ptr_array_index(p->frames,
+		((const uint32_t *)(const void *)p->ids->data)[t->first + i]);
+}
 
 /* The key of a p->stacks entry. */
 static inline struct stack_key profile_stack_key(const struct fold_entry *e)

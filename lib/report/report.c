@@ -102,6 +102,8 @@ struct finding *finding_new(const struct report_rule *rule, struct fk_str frame,
 	f->parts = g_array_new(FALSE, FALSE, sizeof(struct text_part));
 	f->frame = frame;
 	f->count = count;
+	f->save = -1;
+	f->cls = "on-cpu";
 	return f;
 }
 
@@ -145,6 +147,8 @@ void finding_edge(struct finding *f, const struct frame_stat *a,
 	/* one code span for the pair, as seed 000 writes "function → child" */
 	GString *g = g_string_new(NULL);
 
+	f->from = a ? a->name : (struct fk_str){ "", 0 };
+	f->to = b->name;
 	if (a) {
 		g_string_append_len(g, a->name.s, (gssize)a->name.len);
 		g_string_append(g, " \u2192 ");
@@ -154,14 +158,36 @@ void finding_edge(struct finding *f, const struct frame_stat *a,
 	g_string_free(g, TRUE);
 }
 
+const char *finding_unit(const struct finding *f, const struct report *r)
+{
+	return f->off && r->off != r->p ? r->o->offcpu_unit : r->o->unit;
+}
+
+fk_count count_ns(fk_count c, const char *unit)
+{
+	static const struct { const char *u; int64_t per; } units[] = {
+		{ "ns", 1 }, { "us", 1000 }, { "\u00b5s", 1000 }, { "ms", 1000000 },
+		{ "s", 1000000000 },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(units); i++)
+		if (strcmp(unit, units[i].u) == 0)
+			return c * units[i].per;
+	return -1;
+}
+
 void finding_amount(struct finding *f, const struct report *r, fk_count c,
 		    fk_count total)
 {
 	char buf[FK_COUNT_BUFSZ * 2];
+	const char *unit = finding_unit(f, r);
 	uint64_t pm = share_scaled(c, total, 1000);
 
-	finding_text(f, " (%s %s, %" G_GUINT64_FORMAT ".%" G_GUINT64_FORMAT "%%)",
-		     count_grouped(c, buf), r->o->unit, pm / 10, pm % 10);
+	f->total = total;
+	f->save = f->info ? 0 : count_ns(c, unit);
+	finding_text(f, " (%s %s%s, %" G_GUINT64_FORMAT ".%" G_GUINT64_FORMAT "%%)",
+		     count_grouped(c, buf), unit, !f->off ? "" : r->off == r->p ? "" : " off-CPU",
+		     pm / 10, pm % 10);
 }
 
 /* --- building the model ------------------------------------------------ */
@@ -379,7 +405,9 @@ static void find_contention(struct report *r)
 		const struct frame_stat *on = g_ptr_array_index(r->p->frames, i), *off;
 		struct contention_row row;
 
-		if ((on->classes & FRAME_ENTRY) ||
+		/* the program's frames: a table of the kernel's and libc's
+		   (schedule, do_syscall_64, futex_wait) says nothing */
+		if ((on->classes & (FRAME_ENTRY | FRAME_SYSTEM)) || on->wait != WAIT_NONE ||
 		    !share_at_least(on->incl, r->p->total, o->min_share) ||
 		    !(off = profile_frame(r->off, on->name.s, on->name.len)) ||
 		    !share_at_least(off->incl, r->off->total, o->min_share))
@@ -405,9 +433,9 @@ static struct report_priv *model_new(const struct report_input *in,
 	r->in = in;
 	r->o = o;
 	r->p = in->profile;
-	profile_analyse(r->p, o->categories, fc);
+	profile_analyse(r->p, o->categories, fc, o->wait_kinds);
 	if ((r->off = in->offcpu))
-		profile_analyse(r->off, o->categories, fc);
+		profile_analyse(r->off, o->categories, fc, o->wait_kinds);
 
 	r->threads = g_array_new(FALSE, FALSE, sizeof(struct thread_row));
 	if (o->group_threads) {
@@ -444,7 +472,7 @@ static struct report_priv *model_new(const struct report_input *in,
 	g_array_sort_with_data(r->cats, cmp_cats, &cs);
 
 	r->contention = g_array_new(FALSE, FALSE, sizeof(struct contention_row));
-	if (r->off)
+	if (r->off && r->off != r->p)
 		find_contention(r);
 	r->findings = g_ptr_array_new_with_free_func((GDestroyNotify)finding_free);
 	report_find(r);
@@ -494,16 +522,42 @@ static void write_one(FILE *out, const struct report_input *in, const struct rep
 	model_free(rp);
 }
 
+/* a split file's process: its base name without ".folded" */
+static char *process_name(const char *path)
+{
+	char *b = g_path_get_basename(path);
+
+	if (g_str_has_suffix(b, ".folded"))
+		b[strlen(b) - 7] = '\0';
+	return b;
+}
+
 int report_write_fc(FILE *out, const struct report_source *on,
-		    const struct report_source *off, const struct report_opts *o,
+		    const struct report_source *off, const struct report_opts *oo,
 		    const struct frame_classifier *fc, GError **err)
 {
 	char *title = on->title ? g_strdup(on->title) : g_strjoinv(", ", (char **)on->files);
 	struct report_input in = { title, (const char *const *)on->files, on->nfiles,
-				   on->whole, NULL, 0, NULL };
+				   on->whole, NULL, 0, NULL, "whole", 0, 0 };
+	struct report_opts ow = *oo;
+	const struct report_opts *o = &ow;
+	struct wait_kinds *wk = NULL;
 	bool json = o->format == REPORT_JSON, parts = on->dir && on->nfiles;
 
-	if (off) {
+	if (!ow.wait_kinds)
+		ow.wait_kinds = wk = wait_kinds_new(true);
+	if (on->dir) {
+		in.nprocesses = on->nfiles;
+		for (size_t i = 0; i < on->nfiles; i++)
+			in.nthreads += fold_table_size(on->parts[i]->roots);
+	} else {
+		in.nthreads = fold_table_size(on->whole->roots);
+	}
+	if (off == on) {	/* an off-CPU capture alone: its own waits */
+		in.off_files = in.files;
+		in.noff_files = in.nfiles;
+		in.offcpu = on->whole;
+	} else if (off) {
 		in.off_files = (const char *const *)off->files;
 		in.noff_files = off->nfiles;
 		in.offcpu = off->whole;
@@ -516,17 +570,26 @@ int report_write_fc(FILE *out, const struct report_source *on,
 	if (json && parts)
 		fputs(",\n  \"processes\": [", out);
 	for (size_t i = 0; on->dir && i < on->nfiles; i++) {
+		char *proc = process_name(on->files[i]);
 		struct report_input p = { on->files[i], (const char *const *)&on->files[i], 1,
-					  on->parts[i], NULL, 0, NULL };
+					  on->parts[i], NULL, 0, NULL, proc, 1,
+					  fold_table_size(on->parts[i]->roots) };
 
-		for (size_t j = 0; off && off->dir && j < off->nfiles; j++)
+		if (off == on) {
+			p.off_files = p.files;
+			p.noff_files = 1;
+			p.offcpu = on->parts[i];
+		}
+		for (size_t j = 0; off && off != on && off->dir && j < off->nfiles; j++)
 			if (report_same_process(on->files[i], off->files[j])) {
 				p.off_files = (const char *const *)&off->files[j];
 				p.noff_files = 1;
 				p.offcpu = off->parts[j];
 			}
 		write_one(out, &p, o, fc, (int)i + 1);
+		g_free(proc);
 	}
+	wait_kinds_free(wk);
 	if (json)
 		fputs(parts ? "\n  ]\n}\n" : "\n}\n", out);
 	g_free(title);
@@ -552,6 +615,27 @@ int report_parse_percent(const char *s, fk_count *out)
 		return -1;
 	*out = c / 100;
 	return 0;
+}
+
+int report_set_threshold(struct report_opts *o, const char *arg, GError **err)
+{
+	const char *eq = strchr(arg, '=');
+	fk_count v;
+
+	for (size_t i = 0; eq && i < report_nrules; i++)
+		if (strlen(report_rules[i].name) == (size_t)(eq - arg) &&
+		    memcmp(report_rules[i].name, arg, (size_t)(eq - arg)) == 0) {
+			if (report_parse_percent(eq + 1, &v) < 0) {
+				g_set_error(err, FK_ERROR, FK_ERROR_USAGE,
+					    "bad --threshold '%s': a percentage from 0 to 100", arg);
+				return -1;
+			}
+			o->thresholds[i] = v;
+			return 0;
+		}
+	g_set_error(err, FK_ERROR, FK_ERROR_USAGE,
+		    "bad --threshold '%s': RULE=PERCENT, RULE one of fold-report(1)'s rules", arg);
+	return -1;
 }
 
 bool report_unit_ok(const char *unit)

@@ -32,6 +32,9 @@
 #include "core/foldtable.h"
 #include "report/categories.h"
 #include "report/holders.h"
+#include "report/waitkind.h"
+
+#define REPORT_MAX_RULES 16
 
 #include <glib.h>
 #include <stdbool.h>
@@ -47,16 +50,28 @@ struct report_opts {
 	const char *unit;		/* what a count is: "samples", "ns", "us" */
 	const char *offcpu_unit;	/* the same for the off-CPU profile */
 	const struct category_list *categories;
+	const struct wait_kinds *wait_kinds;	/* NULL: the built-in table */
 	enum report_format format;
 	/* --offwake: who released the locks (report/holders.h), written
 	 * after the whole profile's report; NULL: no such section */
 	const struct holders *holders;
 	const char *holders_source, *holders_unit;
+	/* each rule's threshold (report_rule_index()), a fraction
+	   (FK_COUNT_ONE is 100%); -1: the rule's default */
+	fk_count thresholds[REPORT_MAX_RULES];
 };
 
 #define REPORT_OPTS_INIT { .top = 15, .min_share = FK_COUNT_ONE / 100, \
 			   .unit = "samples", .offcpu_unit = "us", \
-			   .format = REPORT_MARKDOWN }
+			   .format = REPORT_MARKDOWN, \
+			   .thresholds = { -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, \
+					   -1, -1, -1, -1, -1, -1 } }
+
+/*
+ * Sets a rule's threshold from "RULE=PERCENT" ("constructor=2"): 0, or -1
+ * with *err set (an unknown rule, a bad percentage).
+ */
+int report_set_threshold(struct report_opts *o, const char *arg, GError **err);
 
 /*
  * A profile as it is read: every folded line is added with its stack and

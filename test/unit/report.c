@@ -248,7 +248,7 @@ static void test_profile(void)
 	const struct frame_stat *f;
 	fk_count c;
 
-	profile_analyse(p, cats, fc);
+	profile_analyse(p, cats, fc, NULL);
 	CHECK(p->total == n(22));
 	CHECK(p->nstacks == 6);
 	CHECK(p->root_only == n(4));
