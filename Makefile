@@ -123,7 +123,14 @@ $(BUILD)/filters/fold2html.o: CPPFLAGS += -I$(BUILD)/gen
 # fp-record looks for the plugin where `make install` puts it
 $(BUILD)/filters/fp-record.o: CPPFLAGS += -DFK_PLUGINDIR='"$(PLUGINDIR)"'
 
-check: all
+# the workloads tests record, built as servers are: frame pointers in the
+# program (leaf functions too), none in Debian's libc and libstdc++
+WORKLOADS := $(BUILD)/workloads/ledgerd
+$(BUILD)/workloads/%: test/workloads/%.cpp
+	@mkdir -p $(@D)
+	$(Q_CC)$(CXX) -O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -pthread -o $@ $<
+
+check: all $(WORKLOADS)
 	@BIN=$(BUILD)/bin BUILD=$(BUILD) test/run-tests
 
 demo: all

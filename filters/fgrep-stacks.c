@@ -5,14 +5,17 @@
  */
 #include "core/folded.h"
 #include "core/foldtable.h"
+#include "report/waitkind.h"
 #include "transform/stackops.h"
 #include "tool.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static struct opts {
 	gboolean fixed, icase, whole, invert, leaf, root, focus, callers, count, verbose;
 	char **exclude;
+	char *wait_kind;
 } opts;
 
 static const GOptionEntry entries[] = {
@@ -25,6 +28,7 @@ static const GOptionEntry entries[] = {
 	{ "focus", 0, 0, G_OPTION_ARG_NONE, &opts.focus, "Keep the frames from the first match to the leaf (what it calls)", NULL },
 	{ "callers", 0, 0, G_OPTION_ARG_NONE, &opts.callers, "Keep the frames from the root to the first match (who calls it)", NULL },
 	{ "exclude", 'X', 0, G_OPTION_ARG_STRING_ARRAY, &opts.exclude, "Remove frames matching REGEX from every stack (repeatable)", "REGEX" },
+	{ "wait-kind", 'k', 0, G_OPTION_ARG_STRING, &opts.wait_kind, "Only the stacks waiting for KIND: lock, condition, io, sleep, disk, fault, cpu, other", "KIND" },
 	{ "count", 'c', 0, G_OPTION_ARG_NONE, &opts.count, "Print only the matched count, the total and the percentage", NULL },
 	{ "verbose", 'V', 0, G_OPTION_ARG_NONE, &opts.verbose, "List every skipped line with its line number", NULL },
 	{ NULL },
@@ -38,6 +42,7 @@ static const char description[] =
 	"\n"
 	"Examples:\n"
 	"  fgrep-stacks --callers pthread_mutex_lock off.folded\n"
+	"  fgrep-stacks --wait-kind lock -c '' capture/off/*.folded\n"
 	"  fgrep-stacks -c 'DecodeScheduler::' worker.folded\n"
 	"  fgrep-stacks --exclude '\\[unknown\\]' '' main.folded | fold2svg > main.svg\n"
 	"\n"
@@ -70,20 +75,44 @@ static void report_skips(const struct skip_log *skips)
 
 struct grep_run {
 	struct stack_filter *f;
+	struct wait_kinds *wk;	/* --wait-kind: the table, and the kind */
+	int kind;
 	struct fold_table *t;
 	fk_count matched, total;
 	int ncounts;
 };
+
+/* A stack's wait kind, as fold-report reads it (report/waitkind.h): its
+ * innermost frame's that has one, WAIT_OTHER when none has; the root
+ * frame (a thread's name) is not a function. */
+static int wait_of(const struct wait_kinds *wk, const char *s, size_t len)
+{
+	const char *end = s + len, *semi = memchr(s, ';', len);
+	int kind = WAIT_OTHER;
+
+	while (semi) {
+		const char *f = semi + 1, *next = memchr(f, ';', (size_t)(end - f));
+		enum wait_kind k = wait_kinds_frame(wk, f, (size_t)((next ? next : end) - f));
+
+		if (k != WAIT_NONE)
+			kind = k;
+		semi = next;
+	}
+	return kind;
+}
 
 static void grep_line(const struct folded_line *fl, bool stable, void *data)
 {
 	struct grep_run *run = data;
 	const char *s;
 	size_t n;
-	bool keep = stack_filter_apply(run->f, fl->stack, fl->len, &s, &n);
+	bool keep;
 
 	/* -c counts the last column: the profile a graph shows */
 	run->total += fl->count[fl->ncounts - 1];
+	if (run->wk && wait_of(run->wk, fl->stack, fl->len) != run->kind)
+		return;
+	keep = stack_filter_apply(run->f, fl->stack, fl->len, &s, &n);
 	if (!keep)
 		return;
 	if (opts.count)
@@ -116,6 +145,15 @@ int main(int argc, char **argv)
 		tool_usage_error("--focus and --callers cannot be used together");
 	if (opts.invert && (opts.focus || opts.callers))
 		tool_usage_error("-v keeps stacks without a match: nothing to re-root at");
+	if (opts.wait_kind) {
+		int k = wait_kind_parse(opts.wait_kind, strlen(opts.wait_kind));
+
+		if (k <= 0)
+			tool_usage_error("bad --wait-kind '%s': lock, condition, io, sleep, disk, "
+					 "fault, cpu or other", opts.wait_kind);
+		run.kind = k;
+		run.wk = wait_kinds_new(true);
+	}
 	so.pattern = argv[1];
 	so.flags = (opts.fixed ? FRAME_MATCH_FIXED : 0) | (opts.icase ? FRAME_MATCH_ICASE : 0) |
 		   (opts.whole ? FRAME_MATCH_WHOLE : 0);
@@ -147,6 +185,7 @@ int main(int argc, char **argv)
 		g_ptr_array_free(inputs, TRUE);
 	}
 	stack_filter_free(f);
+	wait_kinds_free(run.wk);
 	g_strfreev(opts.exclude);
 	return tool_finish(status);
 }

@@ -6,9 +6,10 @@
  * text (also read, reversed line by line, as the off-CPU profile when bit
  * 4 is set).  Bits: 1 JSON (else Markdown), 2 --group-threads, 4
  * --offcpu, 8 --no-default-categories, 16 --top 1 (else 1000), 32
- * --min-share 0.  A categories file the list refuses ends the input: that
- * is a usage error, not a bug; one that is read must leave the list at most
- * CATEGORY_LIST_MAX long.
+ * --min-share 0, 64: the file before "%%" is a --wait-kinds file
+ * (waitkind.h) instead.  A categories or wait kinds file the list refuses
+ * ends the input: that is a usage error, not a bug; one that is read must
+ * leave the list at most CATEGORY_LIST_MAX long.
  *
  * Checked, beyond memory safety and UB: the profile's counts (self sums to
  * the total less the stacks of a root alone; every inclusive, category,
@@ -182,14 +183,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	 * the built-in categories are made once */
 	static struct frame_classifier *fc;
 	static struct category_list *defaults;
+	static struct wait_kinds *builtin;
+	struct wait_kinds *wk = NULL;
 
 	if (!fc) {
 		fc = frame_classifier_new();
 		defaults = category_list_new(true);
+		builtin = wait_kinds_new(true);
 	}
-	cats = sep || (opt & 8) ? category_list_new(!(opt & 8)) : defaults;
-	if (sep && category_list_read(cats, fuzz_file(data, (size_t)(sep - (const char *)data) + 1),
-				      &err) < 0) {
+	if (sep && (opt & 64)) {
+		wk = wait_kinds_new(true);
+		if (wait_kinds_read(wk, fuzz_file(data, (size_t)(sep - (const char *)data) + 1),
+				    &err) < 0) {
+			g_error_free(err);
+			wait_kinds_free(wk);
+			return 0;
+		}
+	}
+	cats = (sep && !(opt & 64)) || (opt & 8) ? category_list_new(!(opt & 8)) : defaults;
+	if (sep && !(opt & 64) &&
+	    category_list_read(cats, fuzz_file(data, (size_t)(sep - (const char *)data) + 1),
+			       &err) < 0) {
 		g_error_free(err);
 		if (cats != defaults)
 			category_list_free(cats);
@@ -224,6 +238,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 
 	o.categories = cats;
+	o.wait_kinds = wk ? wk : builtin;
 	o.format = opt & 1 ? REPORT_JSON : REPORT_MARKDOWN;
 	o.group_threads = opt & 2;
 	o.top = opt & 16 ? 1 : 1000;
@@ -238,7 +253,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fclose(out);
 
 	/* the profile's invariants (profile.h) */
-	profile_analyse(p, cats, fc, NULL);
+	profile_analyse(p, cats, fc, o.wait_kinds);
 	FUZZ_CHECK(p->total == sum, "total differs from the counts read");
 	for (guint i = 0; i < p->frames->len; i++) {
 		const struct frame_stat *f = g_ptr_array_index(p->frames, i);
@@ -251,7 +266,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(self + p->root_only == p->total, "self does not sum to the total");
 	for (size_t i = 0; i < p->ncats; i++)
 		FUZZ_CHECK(p->cat_counts[i] <= p->total, "category above the total");
-	FUZZ_CHECK(p->unresolved <= p->total && p->truncated <= p->total, "quality");
+	FUZZ_CHECK(p->unresolved <= p->total && p->truncated <= p->total &&
+		   p->hidden <= p->unresolved && p->lost <= p->truncated, "quality");
 
 	/* the output */
 	FUZZ_CHECK(g_utf8_validate(buf, (gssize)len, NULL), "output is not UTF-8");
@@ -278,5 +294,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	g_ptr_array_free(lines, TRUE);
 	if (cats != defaults)
 		category_list_free(cats);
+	wait_kinds_free(wk);
 	return 0;
 }

@@ -213,6 +213,25 @@ static const struct known {
 	{ "x64_sys_sendto", FRAME_WRITE },
 	{ "x64_sys_sendmsg", FRAME_WRITE },
 	{ "arm64_sys_write", FRAME_WRITE },
+	/* libc's other functions a program calls, unversioned where the
+	 * collapser did not say the library (not the program's) */
+	{ "syscall", FRAME_SYSTEM },
+	{ "memcpy", FRAME_SYSTEM },
+	{ "memmove", FRAME_SYSTEM },
+	{ "memset", FRAME_SYSTEM },
+	{ "memcmp", FRAME_SYSTEM },
+	{ "strlen", FRAME_SYSTEM },
+	{ "strcmp", FRAME_SYSTEM },
+	{ "printf", FRAME_SYSTEM },
+	{ "fprintf", FRAME_SYSTEM },
+	{ "snprintf", FRAME_SYSTEM },
+	{ "sprintf", FRAME_SYSTEM },
+	{ "vfprintf", FRAME_SYSTEM },
+	{ "vsnprintf", FRAME_SYSTEM },
+	{ "read", FRAME_SYSTEM },
+	{ "ioctl", FRAME_SYSTEM },
+	{ "clock_gettime", FRAME_SYSTEM },
+	{ "gettimeofday", FRAME_SYSTEM },
 };
 
 /*

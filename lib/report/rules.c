@@ -416,7 +416,8 @@ static bool tail_has(const struct profile *q, const struct profile_tail *t, unsi
  * (the leaf), a library's, or a system call and the kernel's work for it
  * (a kernel leaf, a sampling artefact such as _raw_spin_unlock_irqrestore
  * included, is charged to the call the program made).  Clock reads
- * (vdso-clock), logging writes (sync-logging) and the scheduler aside.
+ * (vdso-clock), logging writes (sync-logging) and stacks switched out in
+ * a call aside.
  */
 static void find_hot(const struct report_rule *rule, const struct report *r,
 		     GPtrArray *out)
@@ -431,8 +432,15 @@ static void find_hot(const struct report_rule *rule, const struct report *r,
 	for (guint i = 0; i < q->tails->len; i++) {
 		const struct profile_tail *t = &g_array_index(q->tails, struct profile_tail, i);
 
-		if (!tail_has(q, t, FRAME_VDSO | FRAME_SCHED))
-			edges_add_tail(&e, t);
+		/* switched out in a call (off-CPU stacks, a wait in an
+		   on-CPU one) is not time in it; an interrupt's is the
+		   function's own */
+		if (tail_has(q, t, FRAME_VDSO) ||
+		    (tail_has(q, t, FRAME_SCHED) &&
+		     (t->site == TAIL_NONE || t->site + 1 != t->kernel ||
+		      is_syscall(profile_tail_frame(q, t, t->kernel)))))
+			continue;
+		edges_add_tail(&e, t);
 	}
 	edges_sort(&e);
 	for (guint i = 0; i < e.v->len && n < PER_RULE; i++) {
