@@ -18,6 +18,7 @@
 #include "perfdata.h"
 #include "profiles.h"
 #include "stacks.h"
+#include "states.h"
 #include "userstack.h"
 
 #include <perf/perf_dlfilter.h>
@@ -65,6 +66,13 @@ struct state {
 	const char *waking_event;
 	uint64_t bad_waking;
 	bool waking_flat;
+	/* states: the threads' states, the kind of the event perf last
+	 * named (its name's pointer), the samples of each kind read and
+	 * those too short to decode, and the first time read */
+	struct states *states;
+	const char *states_event;
+	enum states_kind states_kind;
+	uint64_t states_read[STATES_WAKEUP_NEW + 1], bad_states, first_time;
 	/* stacks repaired from stack dumps (a recording with them), and
 	 * the dumps skipped (twins of the samples they repair) */
 	struct userstack *us;
@@ -189,6 +197,7 @@ static void free_state(struct state *st)
 	offcpu_free(st->off);
 	offwake_free(st->wake);
 	collapser_free(st->waker_c);
+	states_free(st->states);
 	userstack_free(st->us);
 	if (st->wait_outcome)
 		g_hash_table_destroy(st->wait_outcome);
@@ -588,6 +597,12 @@ int start(void **data, void *ctx)
 		}
 		st->waker_c = collapser_new(&st->co);
 	}
+	if (st->o.thread_states && !(st->states = states_new(NULL, &err))) {
+		warn("%s", err->message);
+		g_error_free(err);
+		st->failed = true;
+		return -1;
+	}
 	if (!start_reading(st)) {
 		st->failed = true;
 		return -1;
@@ -727,20 +742,20 @@ static void copy_frames(struct state *st, struct perf_sample *s)
  * (perf record -F or -c N) would weight the waits of the switches it kept
  * up to switches it dropped.
  */
-static bool check_sampling(const struct perf_event_attr *attr)
+static bool check_sampling(const struct perf_event_attr *attr, const char *event)
 {
 	if (!attr || (!attr->freq && attr->sample_period == 1))
 		return true;
 	if (attr->freq)
-		warn("'" SCHED_SWITCH "' was sampled at %llu Hz (perf record -F): "
+		warn("'%s' was sampled at %llu Hz (perf record -F): "
 		     "off-CPU time needs every switch; record with -c 1, the default "
-		     "for tracepoints: perf record -e " SCHED_SWITCH " -a -g",
+		     "for tracepoints: perf record -e " SCHED_SWITCH " -a -g", event,
 		     (unsigned long long)attr->sample_freq);
 	else
-		warn("'" SCHED_SWITCH "' was sampled once every %llu switches "
+		warn("'%s' was sampled once every %llu events "
 		     "(perf record -c %llu): off-CPU time needs every switch; record "
 		     "with -c 1, the default for tracepoints: perf record -e "
-		     SCHED_SWITCH " -a -g", (unsigned long long)attr->sample_period,
+		     SCHED_SWITCH " -a -g", event, (unsigned long long)attr->sample_period,
 		     (unsigned long long)attr->sample_period);
 	return false;
 }
@@ -823,6 +838,54 @@ static int on_waking(struct state *st, const struct perf_dlfilter_sample *ds, vo
 	return 1;
 }
 
+/*
+ * states: every sample of the three events, before perf script's
+ * selection (a thread's state changes whoever perf script prints), then
+ * dropped (perf prints nothing); other events are counted and dropped.
+ */
+static int on_states(struct state *st, const struct perf_dlfilter_sample *ds, void *ctx)
+{
+	const struct perf_event_attr *attr;
+	bool ok;
+
+	if (ds->event != st->states_event) {
+		st->states_event = ds->event;
+		st->states_kind = states_kind(ds->event);
+	}
+	if (st->states_kind == STATES_OTHER) {
+		gpointer n = g_hash_table_lookup(st->dropped, ds->event);
+
+		g_hash_table_replace(st->dropped, g_strdup(ds->event),
+				     GSIZE_TO_POINTER(GPOINTER_TO_SIZE(n) + 1));
+		return 1;
+	}
+	attr = perf_dlfilter_fns.attr(ctx);
+	if (attr != st->attr_ok) {
+		/* each of the events whole and with its fields and times */
+		if (!check_sampling(attr, ds->event)) {
+			st->failed = true;
+			return -1;
+		}
+		if (attr && (attr->sample_type & (PERF_SAMPLE_TIME | PERF_SAMPLE_RAW)) !=
+			    (PERF_SAMPLE_TIME | PERF_SAMPLE_RAW)) {
+			warn("'%s' was recorded without time stamps or tracepoint data: "
+			     "the threads' states cannot be measured", ds->event);
+			st->failed = true;
+			return -1;
+		}
+		st->attr_ok = attr;
+	}
+	st->states_read[st->states_kind]++;
+	if (st->states_kind == STATES_SWITCH)
+		ok = states_switch(st->states, ds->raw_data, ds->raw_size, ds->cpu, ds->time,
+				   ds->pid, ds->tid);
+	else
+		ok = states_wake(st->states, st->states_kind, ds->raw_data, ds->raw_size,
+				 ds->time);
+	st->bad_states += !ok;
+	return 1;
+}
+
 int filter_event_early(void *data, const struct perf_dlfilter_sample *ds, void *ctx)
 {
 	struct state *st = data;
@@ -841,6 +904,12 @@ int filter_event_early(void *data, const struct perf_dlfilter_sample *ds, void *
 	}
 	if (ds->time > st->last_time)
 		st->last_time = ds->time;
+	if (!st->read || ds->time < st->first_time)
+		st->first_time = ds->time;
+	if (st->states) {
+		st->read++;
+		return on_states(st, ds, ctx);
+	}
 	if (st->us && userstack_note(st->us, ds, perf_dlfilter_fns.attr(ctx))) {
 		st->twins++;
 		return 1;	/* a dump for its twin, the CPU's next sample */
@@ -860,7 +929,7 @@ int filter_event_early(void *data, const struct perf_dlfilter_sample *ds, void *
 	if (!st->last_switch)
 		goto done;
 	st->switches++;
-	if (!check_sampling(perf_dlfilter_fns.attr(ctx))) {
+	if (!check_sampling(perf_dlfilter_fns.attr(ctx), SCHED_SWITCH)) {
 		st->failed = true;
 		return -1;
 	}
@@ -1119,7 +1188,10 @@ static void report_dropped(struct state *st)
 	if (!g_hash_table_size(st->dropped))
 		return;
 	s = g_string_new(NULL);
-	if (st->o.offcpu)
+	if (st->o.thread_states)
+		g_string_append(s, "states reads only " SCHED_SWITCH ", sched:sched_waking "
+				"and sched:sched_wakeup_new; ignored");
+	else if (st->o.offcpu)
 		g_string_append(s, "offcpu folds only " SCHED_SWITCH "; ignored");
 	else
 		g_string_append_printf(s, "kept event '%s' (%" G_GUINT64_FORMAT
@@ -1128,7 +1200,7 @@ static void report_dropped(struct state *st)
 	for (int i = 0; g_hash_table_iter_next(&it, &k, &v); i++)
 		g_string_append_printf(s, "%s '%s' (%zu samples)", i ? "," : "",
 				       (const char *)k, GPOINTER_TO_SIZE(v));
-	if (!st->o.offcpu && !st->o.event)
+	if (!st->o.offcpu && !st->o.thread_states && !st->o.event)
 		g_string_append(s, "; choose with --dlarg event=NAME");
 	warn("%s", s->str);
 	g_string_free(s, TRUE);
@@ -1423,6 +1495,84 @@ static bool offcpu_within_recording(struct state *st)
 	return false;
 }
 
+static int recorded_pid(void *data, int tid)
+{
+	return perfdata_thread_pid(data, tid);
+}
+
+/*
+ * states: the table, once the window is known; -1 (said) when it cannot
+ * be made or would hold a wrong number.
+ */
+static int states_stop(struct state *st)
+{
+	uint64_t first = st->first_time, last = st->last_time, ns;
+	GError *err = NULL;
+	FILE *out = stdout;
+	struct fk_outfile *of = NULL;
+	const char *name = st->o.output ? st->o.output : "<stdout>";
+	long n;
+	int tid;
+
+	if (!st->states_read[STATES_SWITCH]) {
+		warn("no " SCHED_SWITCH " samples: record with perf record -e " SCHED_SWITCH
+		     " -e sched:sched_waking -e sched:sched_wakeup_new -a");
+		report_dropped(st);
+		return -1;
+	}
+	if (st->pd && perfdata_scope(st->pd) == PERFDATA_SCOPE_TASKS) {
+		warn("the recording is not system-wide (perf record was given threads or a "
+		     "command, not -a): a thread's switch-in is recorded only with the "
+		     "switch-out of the thread before it, so its states are unknown; "
+		     "record with perf record -a");
+		return -1;
+	}
+	if (st->pd)
+		perfdata_sample_times(st->pd, &first, &last);
+	if (st->pd)
+		states_on_pid(st->states, recorded_pid, st->pd);
+	states_finish(st->states, first, last);
+	/* (each thread's states fill at most the window, by construction) */
+	if (states_longest(st->states, &tid, &ns) && ns > last - first) {
+		warn("thread %d: %.6f s of states in a recording of %.6f s: no table made "
+		     "(the recording's times do not add up: damaged, or a bug to report "
+		     "with it)", tid, (double)ns / 1e9, (double)(last - first) / 1e9);
+		return -1;
+	}
+	if (st->o.output && !(of = fk_outfile_open(st->o.output, &err)))
+		goto fail;
+	if (of)
+		out = fk_outfile_stream(of);
+	n = states_write(st->states, out, name, st->o.pids, &err);
+	if (n < 0) {
+		fk_outfile_abort(of);
+		goto fail;
+	}
+	if (of && fk_outfile_commit(of, &err) != 0)
+		goto fail;
+	if (!n)
+		warn("no thread of pid=%s switched or woke in the recording", st->o.pid_list);
+	warn("states of %ld thread%s over %.6f s (times in us)", n, n == 1 ? "" : "s",
+	     (double)(last - first) / 1e9);
+	if (!st->states_read[STATES_WAKING])
+		warn("no sched:sched_waking samples: the time from a wake-up to the switch-in "
+		     "is counted as sleeping; record with perf record -e sched:sched_waking too");
+	if (states_late(st->states))
+		warn("%" G_GUINT64_FORMAT " events reached perf after later ones of the same "
+		     "thread (perf's out of order events): left out", states_late(st->states));
+	if (states_unknown_pid(st->states))
+		warn("%" G_GUINT64_FORMAT " threads never switched out and have no process in "
+		     "the recording: written with pid -1", states_unknown_pid(st->states));
+	if (st->bad_states)
+		warn("%" G_GUINT64_FORMAT " samples too short to decode: skipped", st->bad_states);
+	report_dropped(st);
+	return n ? 0 : -1;
+fail:
+	warn("%s", err->message);
+	g_error_free(err);
+	return -1;
+}
+
 /*
  * Off-CPU with stack dumps: how much of the time is in stacks repaired
  * through code without frame pointers, and why the rest is not.
@@ -1577,6 +1727,12 @@ int stop(void *data, void *ctx)
 		fail_exit(st);
 	if (!read_to_end(st))
 		fail_exit(st);
+	if (st->states) {
+		if (states_stop(st) != 0)
+			fail_exit(st);
+		free_state(st);
+		return 0;
+	}
 	if (st->off && st->samples) {
 		tail = offcpu_finish(st->off, &tail_ns);
 		if (tail)

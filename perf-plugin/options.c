@@ -39,6 +39,9 @@ const char plugin_help[] =
 	"                until a sched:sched_waking woke it, followed by '--' and\n"
 	"                the waker's stack at the wake-up (leaf first) and name\n"
 	"  waking-format=FILE  with offwake, the sched_waking format file\n"
+	"  states        a TSV of each thread's time by state, in us: pid, tid, comm,\n"
+	"                on_cpu_us, runnable_us, sleeping_us, blocked_us (record\n"
+	"                sched:sched_switch, sched:sched_waking, sched:sched_wakeup_new)\n"
 	"  max-stack=N   frames per stack, as perf script --max-stack (default: the\n"
 	"                kernel.perf_event_max_stack sysctl, or 127)\n"
 	"  threads=N     1: do the work at the end on perf's thread only; 2 (the\n"
@@ -144,6 +147,7 @@ int plugin_parse_args(struct opts *o, int argc, char **argv, GError **err)
 		FLAG("addrs", addrs);
 		FLAG("offcpu", offcpu);
 		FLAG("offwake", offwake);
+		FLAG("states", thread_states);
 		FLAG("inline", inline_);
 		FLAG("context", context);
 		STR("event", event);
@@ -241,6 +245,11 @@ int plugin_parse_args(struct opts *o, int argc, char **argv, GError **err)
 	}
 	if (o->offcpu && o->event && strcmp(o->event, SCHED_SWITCH) != 0) {
 		usage(err, "offcpu folds only " SCHED_SWITCH " samples, not '%s'", o->event);
+		return -1;
+	}
+	if (o->thread_states && (o->offcpu || o->offwake || o->split || o->comm_re || o->event || o->speedscope ||
+			  o->speedscope_split || o->pprof || o->inline_)) {
+		usage(err, "states writes one table: it takes only pid=LIST and output=FILE");
 		return -1;
 	}
 	if (o->context && !o->inline_) {

@@ -24,6 +24,7 @@
 struct opts {
 	bool pid, tid, kernel, jit, all, addrs, offcpu, inline_, context;
 	bool offwake;		/* offcpu's waits by their wakers (offwake.h) */
+	bool thread_states;	/* the states TSV (states.h), not stacks */
 	const char *event, *split, *output, *format;
 	const char *waking_format;	/* offwake: sched_waking's format FILE */
 	const char *speedscope, *pprof;	/* FILE (see exports.h) */

@@ -75,6 +75,7 @@ struct proc {
 struct thread {
 	const char *name;
 	bool own;		/* from its own COMM, not inherited */
+	int pid;		/* its process (a COMM's or FORK's), + 1; 0: none */
 };
 
 /*
@@ -508,6 +509,7 @@ static void on_comm(struct perfdata *pd, const uint8_t *p, size_t n, unsigned mi
 		pd->trailer_mixed = true;	/* no times: none are used */
 	t->name = name;
 	t->own = true;
+	t->pid = pid + 1;
 	if (pid == tid) {
 		struct proc *pr = proc_of(pd, pid);
 		pr->main = name;
@@ -530,6 +532,7 @@ static void on_fork(struct perfdata *pd, const uint8_t *p, size_t n)
 
 	if (!t->own)
 		t->name = name;
+	t->pid = pid + 1;
 	/* perf makes the thread anew, named after its parent */
 	if (n >= 24)
 		note_change_in(pd->renames, tid, u64(p + 16));
@@ -1847,6 +1850,13 @@ uint32_t perfdata_map_gen(const struct perfdata *pd, int pid, uint64_t time, uin
 uint32_t perfdata_name_gen(const struct perfdata *pd, int tid, uint64_t time, uint64_t *until)
 {
 	return gen_at(pd->renames, tid, time, until);
+}
+
+int perfdata_thread_pid(const struct perfdata *pd, int tid)
+{
+	const struct thread *t = g_hash_table_lookup(pd->threads, GINT_TO_POINTER(tid));
+
+	return t && t->pid > 0 ? t->pid - 1 : -1;
 }
 
 uint64_t perfdata_switches(const struct perfdata *pd)

@@ -128,6 +128,12 @@ bool perfdata_is_pipe(const struct perfdata *pd);
 const char *perfdata_process_name(const struct perfdata *pd, int pid, bool *from_exe);
 
 /*
+ * The process of thread tid as its latest COMM or FORK record says, or -1
+ * (no record of it).  Ids are perf's (its PID namespace's).
+ */
+int perfdata_thread_pid(const struct perfdata *pd, int tid);
+
+/*
  * Whether any PERF_RECORD_MMAP or MMAP2 of process pid, or of a process it
  * was forked from, covers addr.  When none does, perf never places addr
  * in a map of pid's (its maps come only from those records), so an

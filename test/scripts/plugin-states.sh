@@ -1,0 +1,225 @@
+#!/bin/bash
+# plugin-states.sh - the perf dlfilter's states mode (--dlarg states) on a
+# recording of sched_switch, sched_waking and sched_wakeup_new made here
+# and now of test/workloads/fkstates.c (threads on a CPU, runnable,
+# sleeping and blocked): per workload thread, each of the four times
+# agrees within 1% with `perf sched timehist` on the same recording - its
+# run time; its wait time after a switch-out in R (or R+) as runnable;
+# after one in S (or any other state) and in D its sch delay as runnable
+# and the rest as sleeping or blocked - plus the time before the thread's
+# first run and after its last switch-out, which timehist does not count
+# and this test reads from perf script's text.  A thread's four times add
+# up to the recording; the TSV's header comes first; bad uses are refused.
+set -u
+. "$(dirname "$0")/plugin-lib.sh"
+
+SW=sched:sched_switch
+cc -O1 -g -fno-omit-frame-pointer -pthread -o "$T/fkstates" "$ROOT/test/workloads/fkstates.c" ||
+	{ echo "cannot build the workload" >&2; exit 1; }
+# it runs across the whole recording (no thread of it starts or exits in
+# the window) and is stopped once the recording is made
+"$T/fkstates" 120000 &
+wpid=$! hostile=
+trap 'kill $wpid $hostile 2>/dev/null; rm -rf "$T"' EXIT
+hostile_sleeper
+# wait (no fixed sleep: the machine may be loaded) for its threads' names
+for _ in $(seq 600); do
+	grep -qx forker /proc/$wpid/task/*/comm 2>/dev/null &&
+		grep -qx napper /proc/$wpid/task/*/comm 2>/dev/null && break
+	sleep 0.05
+done
+lost() { perf report -i "$1" --stats 2>/dev/null | grep -c 'LOST'; }
+for try in 1 2 3; do
+	rm -f "$T/st.data"
+	perf record -q -m 2M -e $SW -e sched:sched_waking -e sched:sched_wakeup_new -a -g \
+		-o "$T/st.data" -- sleep 0.8 >/dev/null 2>"$T/rec.err" ||
+		perf record -q -e $SW -e sched:sched_waking -e sched:sched_wakeup_new -a -g \
+			-o "$T/st.data" -- sleep 0.8 >/dev/null 2>"$T/rec.err"
+	rc=$?
+	[ $rc -eq 0 ] && [ "$(lost "$T/st.data")" != 0 ] || break
+	echo "   (perf lost events in recording $try)"
+done
+kill -0 $wpid 2>/dev/null || fail "the workload ended during the recording"
+[ $rc -eq 0 ] || unavailable "perf record of the sched tracepoints failed: $(head -3 "$T/rec.err")"
+[ "$(lost "$T/st.data")" = 0 ] || { fail "perf lost events in each of three recordings: the machine is too busy to test"; exit 1; }
+
+plugin "$T/st.data" states >"$T/st.tsv" 2>"$T/st.err" ||
+	{ fail "states failed: $(head -3 "$T/st.err")"; exit 1; }
+[ "$(head -1 "$T/st.tsv")" = "$(printf 'pid\ttid\tcomm\ton_cpu_us\trunnable_us\tsleeping_us\tblocked_us')" ] &&
+	echo "ok the header comes first" || fail "states: bad header: $(head -1 "$T/st.tsv")"
+grep -q 'states of [0-9]* threads over' "$T/st.err" || fail "states does not say the window on stderr"
+
+# the recording's window, from perf's text (microseconds)
+perf script -i "$T/st.data" -F cpu,time,event,trace 2>/dev/null |
+	perf_records '^ *\[[0-9]+\] +[0-9]+\.[0-9]+: ' >"$T/text"
+read -r w0 w1 < <(awk '{ t = $2; sub(/:$/, "", t); t += 0; if (!n++ || t < a) a = t; if (t > b) b = t }
+	END { printf "%.6f %.6f\n", a, b }' "$T/text")
+span=$(awk -v a="$w0" -v b="$w1" 'BEGIN { printf "%.0f\n", (b - a) * 1e6 }')
+
+# every workload thread: its four states add up to the window (2 us: the
+# window read from perf's text in whole microseconds); no thread of any
+# process is longer than the window
+if awk -F'\t' -v pid="$wpid" -v span="$span" 'NR > 1 {
+	s = $4 + $5 + $6 + $7
+	if (s > span + 2) { bad++; print "  thread " $2 ": " s " us in a window of " span " us" }
+	if ($1 != pid) next
+	n++; d = s - span; if (d < 0) d = -d
+	if (d > 2) { bad++; print "  workload thread " $2 " (" $3 "): " s " us, window " span " us" }
+} END { exit bad > 0 || n < 4 }' "$T/st.tsv" >"$T/sums"; then
+	echo "ok every workload thread's states add up to the window ($span us)"
+else fail "states do not add up to the window: $(head -3 "$T/sums")"; fi
+# each state is there: hogs runnable (more hogs than CPUs), the napper
+# asleep, the forker blocked (in vfork)
+awk -F'\t' -v pid="$wpid" '$1 == pid && $3 ~ /^hog-/ && $4 > 0 && $5 > 0 { h++ }
+	$1 == pid && $3 == "napper" && $6 > 0 { n++ } $1 == pid && $3 == "forker" && $7 > 0 { f++ }
+	END { exit !(h >= 2 && n == 1 && f == 1) }' "$T/st.tsv" &&
+	echo "ok on-CPU, runnable, sleeping and blocked time where the workload spends it" ||
+	fail "states: a workload thread lacks the state it spends time in: $(grep -P "^$wpid\t" "$T/st.tsv" | head -5)"
+
+# The time timehist leaves out, per workload thread and state, from perf's
+# text: before the thread's first switch-out, up to the CPU's switch
+# before it (where timehist's first run begins), in the state its first
+# event implies (on a CPU for a switch-out, runnable for a switch-in,
+# asleep for a wake-up); and after its last switch-out, in the state of
+# that switch-out, a wake-up then making it runnable, a switch-in
+# running.  Also each switch's state by time and CPU, for timehist's lines.
+awk -v pid="$wpid" -v w0="$w0" -v w1="$w1" "$AWK_SWITCH"'
+function cls(s) { return s ~ /^R/ ? 1 : s ~ /^D/ ? 3 : s ~ /^[XZ]/ ? -1 : 2 }
+function add(x, k, from, to) { if (k >= 0 && to > from) acc[x, k] += to - from }
+FILENAME == ARGV[1] { mine[$1] = 1; next }
+{
+	t = $2; sub(/:$/, "", t); t += 0; cpu = $1; ev = $3
+	if (ev == "sched:sched_switch:") {
+		if (!switch_fields($0)) next
+		printf "%.6f %s %s\n", t, cpu, state > "'"$T/states"'"
+		tprev = (cpu in last) ? last[cpu] : -1; last[cpu] = t
+		brought = lastnext[cpu]; lastnext[cpu] = nxt
+		if (prev in mine) {
+			x = prev
+			# its switch-in not recorded (the kernel leaves out some
+			# from the idle task): it lies between the CPU'"'"'s previous
+			# switch and this one, which neither tool knows
+			if (tprev >= 0 && brought != x) unk[x] += t - tprev
+			if (!(x in st)) { st[x] = 0; since[x] = w0 }	# on a CPU
+			if (!(x in out)) {	# the head, up to timehist'"'"'s first run
+				c = tprev < 0 ? t : tprev >= since[x] ? tprev : since[x]
+				add("h" x, st[x], since[x], c)
+				if (st[x] != 0) { st[x] = 0; since[x] = c }
+			}
+			out[x] = 1; delete acc["t" x, 0]; delete acc["t" x, 1]
+			delete acc["t" x, 2]; delete acc["t" x, 3]
+			st[x] = cls(state); since[x] = t
+		}
+		if (nxt in mine) {
+			x = nxt
+			if (!(x in st)) { st[x] = 1; since[x] = w0 }
+			if (st[x] != 0) { add((x in out ? "t" : "h") x, st[x], since[x], t); st[x] = 0; since[x] = t }
+		}
+	} else if (ev ~ /^sched:sched_wak(ing|eup_new):$/) {
+		if (!match($0, / pid=-?[0-9]+ prio=-?[0-9]+ target_cpu=[0-9]+$/)) next
+		split(substr($0, RSTART + 1), a, /[ =]/); x = a[2]
+		if (!(x in mine)) next
+		if (!(x in st)) { st[x] = 2; since[x] = w0 }
+		if (st[x] == 2 || st[x] == 3) { add((x in out ? "t" : "h") x, st[x], since[x], t); st[x] = 1; since[x] = t }
+	}
+} END {
+	for (x in mine) {
+		if (x in st) add((x in out ? "t" : "h") x, st[x], since[x], w1)
+		printf "%s", x
+		for (k = 0; k < 4; k++) printf " %.0f", acc["h" x, k] * 1e6
+		for (k = 0; k < 4; k++) printf " %.0f", acc["t" x, k] * 1e6
+		printf " %.0f\n", unk[x] * 1e6
+	}
+}' <(awk -F'\t' -v pid="$wpid" '$1 == pid { print $2 }' "$T/st.tsv") "$T/text" >"$T/edges"
+
+# perf sched timehist's lines (read from their end: a name may hold
+# blanks): time, CPU, tid, wait, sch delay, run (ms); the state of the
+# switch that ended each run, from perf's text; each wait's state is that
+# of the thread's line before
+perf sched timehist -i "$T/st.data" --no-call-graph >"$T/timehist" 2>/dev/null ||
+	{ fail "perf sched timehist failed"; exit 1; }
+awk -v pid="$wpid" 'FILENAME == ARGV[1] { s[sprintf("%.6f", $1) " " $2] = $3; next }
+NF >= 6 && $2 ~ /^\[[0-9]+\]$/ {
+	task = $0; sub(/ +[0-9.]+ +[0-9.]+ +[0-9.]+ *$/, "", task)
+	if (!match(task, /\[[0-9]+(\/[0-9]+)?\]$/)) next
+	n = split(substr(task, RSTART + 1, RLENGTH - 2), a, "/")
+	tid = a[1]; p = n > 1 ? a[2] : a[1]
+	if (p != pid) next
+	cpu = $2; gsub(/[][]/, "", cpu); cpu += 0
+	key = sprintf("%.6f", $1) " [" sprintf("%03d", cpu) "]"
+	wait = $(NF - 2) * 1000; delay = $(NF - 1) * 1000; run = $NF * 1000
+	# a thread'"'"'s first line has no wait, but may have a sch delay (from
+	# a wake-up before its first switch-out): the time before is the
+	# edges'"'"' (above)
+	first = !(tid in prevst)
+	lines[tid]++
+	# timehist truncates each number to the microsecond: half a
+	# microsecond each, on average, is added back (none to a difference
+	# of two)
+	on[tid] += run + 0.5
+	ps = prevst[tid]
+	if (first) ;
+	else if (ps ~ /^R/) rq[tid] += wait + 0.5
+	else if (ps ~ /^D/) { rq[tid] += delay + 0.5; bl[tid] += wait - delay }
+	else { rq[tid] += delay + 0.5; sl[tid] += wait - delay }
+	prevst[tid] = (key in s) ? s[key] : "?"
+	if (!(key in s)) miss++
+} END {
+	for (t in lines) printf "%s %.0f %.0f %.0f %.0f %d\n", t, on[t], rq[t], sl[t], bl[t], lines[t]
+	if (miss) print "unmatched " miss > "/dev/stderr"
+}' "$T/states" "$T/timehist" >"$T/theirs" 2>"$T/unmatched"
+[ -s "$T/unmatched" ] && fail "timehist lines without their switch in perf's text: $(cat "$T/unmatched")"
+
+# plugin = timehist + what timehist leaves out, per thread and state:
+# within 1%; where 1% is less than what timehist's truncation of each
+# line's numbers may still leave after its mean is added back (the sum of
+# a line's error each, uniform in half a microsecond either way: 3
+# standard deviations, sqrt(lines / 12) each, and 2 us), within that;
+# and where a run's switch-in is not in the recording, give or take the
+# time from the CPU's switch before (timehist starts the run there, the
+# plugin at the thread's wake-up if later)
+if awk 'FILENAME == ARGV[1] { for (k = 0; k < 4; k++) e[$1, k] = $(k + 2) + $(k + 6); unk[$1] = $10; next }
+	FILENAME == ARGV[2] { for (k = 0; k < 4; k++) th[$1, k] = $(k + 2); ln[$1] = $6; next }
+	$1 ~ /^[0-9]+$/ && ($2 in ln) {
+	n++
+	for (k = 0; k < 4; k++) {
+		want = th[$2, k] + e[$2, k]; got = $(k + 4); d = got - want; if (d < 0) d = -d
+		tol = want / 100; r = 3 * sqrt(ln[$2] / 12) + 2; if (tol < r) tol = r
+		tol += unk[$2]; unknown += unk[$2] / 4
+		if (want > 0 && d / want > worst) worst = d / want
+		if (d > tol) { bad++; printf "  thread %s (%s) %s: plugin %d us, timehist %d + %d us\n", $2, $3, name[k], got, th[$2, k], e[$2, k] }
+		sum_got[k] += got; sum_want[k] += want
+	}
+} BEGIN { split("on_cpu runnable sleeping blocked", nm, " "); for (k = 0; k < 4; k++) name[k] = nm[k + 1] }
+END {
+	for (k = 0; k < 4; k++) {
+		d = sum_got[k] - sum_want[k]; if (d < 0) d = -d
+		printf "  %s: plugin %d us, timehist %d us\n", name[k], sum_got[k], sum_want[k]
+		if (d > sum_want[k] / 100) bad++
+	}
+	printf "  %d threads; worst per-thread difference %.3f%%; runs whose switch-in perf did not record: %d us\n", n, worst * 100, unknown
+	exit bad > 0 || n < 4
+}' "$T/edges" "$T/theirs" FS='\t' "$T/st.tsv"; then
+	echo "ok per-thread states agree with perf sched timehist within 1%"
+else fail "states differ from perf sched timehist"; fi
+
+# pid= keeps the workload's threads alone; bad uses are refused (exit 2
+# for usage: perf's exit is non-zero)
+plugin "$T/st.data" states "pid=$wpid" >"$T/pid.tsv" 2>/dev/null &&
+	[ "$(awk -F'\t' -v p="$wpid" 'NR > 1 && $1 != p' "$T/pid.tsv" | wc -l)" = 0 ] &&
+	[ "$(wc -l <"$T/pid.tsv")" -ge 5 ] &&
+	echo "ok pid= keeps the process's threads" || fail "states pid= keeps other threads or none"
+if plugin "$T/st.data" states offcpu >/dev/null 2>"$T/bad.err"; then fail "states offcpu was accepted"
+else grep -q 'states writes one table' "$T/bad.err" && echo "ok states with offcpu refused" ||
+	fail "states offcpu: $(head -2 "$T/bad.err")"; fi
+# a recording of sched_switch alone: states without wake-ups, said
+perf record -q -e $SW -a -o "$T/sw.data" -- sleep 0.2 >/dev/null 2>&1
+plugin "$T/sw.data" states >"$T/sw.tsv" 2>"$T/sw.err" && grep -q 'no sched:sched_waking samples' "$T/sw.err" &&
+	echo "ok a recording without wake-ups is said to lack them" ||
+	fail "states on sched_switch alone: $(head -3 "$T/sw.err")"
+# a recording of other events: refused
+perf record -q -e cpu-clock -a -o "$T/cc.data" -- sleep 0.1 >/dev/null 2>&1
+if plugin "$T/cc.data" states >/dev/null 2>"$T/cc.err"; then fail "states of a cpu-clock recording exited 0"
+else grep -q "no $SW samples" "$T/cc.err" && echo "ok a recording without switches refused" ||
+	fail "states of cpu-clock: $(head -2 "$T/cc.err")"; fi
+exit $FAILED
