@@ -70,6 +70,11 @@ struct state {
 	 * named (its name's pointer), the samples of each kind read and
 	 * those too short to decode, and the first time read */
 	struct states *states;
+	/* offcpu: the wake-ups' decoder (made at the first), and whether it
+	 * could not be made */
+	struct states *wakes;
+	bool wakes_failed;
+	enum states_kind last_kind;	/* of last_event, off-CPU */
 	const char *states_event;
 	enum states_kind states_kind;
 	uint64_t states_read[STATES_WAKEUP_NEW + 1], bad_states, first_time;
@@ -198,6 +203,7 @@ static void free_state(struct state *st)
 	offwake_free(st->wake);
 	collapser_free(st->waker_c);
 	states_free(st->states);
+	states_free(st->wakes);
 	userstack_free(st->us);
 	if (st->wait_outcome)
 		g_hash_table_destroy(st->wait_outcome);
@@ -586,6 +592,7 @@ int start(void **data, void *ctx)
 			st->failed = true;
 			return -1;
 		}
+		offcpu_set_runq(st->off, st->o.runq);
 	}
 	if (st->o.offwake) {
 		st->wake = offwake_new(st->o.waking_format, st->o.min_us * 1000, &err);
@@ -886,6 +893,31 @@ static int on_states(struct state *st, const struct perf_dlfilter_sample *ds, vo
 	return 1;
 }
 
+/*
+ * offcpu: a wake-up ends its thread's sleep (offcpu.h): the time after it
+ * is runnable.  Decoded by field name, with the wake-up formats read at
+ * the first (a failure is said once, and the waits then end at their
+ * switch-ins, as in a recording without wake-ups).
+ */
+static void off_wake(struct state *st, const struct perf_dlfilter_sample *ds)
+{
+	GError *err = NULL;
+	int tid;
+
+	if (!st->wakes && !st->wakes_failed && !(st->wakes = states_new(NULL, &err))) {
+		warn("%s: wake-ups not used", err->message);
+		g_error_free(err);
+		st->wakes_failed = true;
+	}
+	if (!st->wakes)
+		return;
+	if (!states_wakee(st->wakes, st->last_kind, ds->raw_data, ds->raw_size, &tid)) {
+		st->bad_states++;
+		return;
+	}
+	offcpu_wake(st->off, tid, ds->time);
+}
+
 int filter_event_early(void *data, const struct perf_dlfilter_sample *ds, void *ctx)
 {
 	struct state *st = data;
@@ -923,6 +955,12 @@ int filter_event_early(void *data, const struct perf_dlfilter_sample *ds, void *
 		st->last_switch = strcmp(ds->event, SCHED_SWITCH) == 0;
 		if (st->wake && !st->waking_event && strcmp(ds->event, OFFWAKE_EVENT) == 0)
 			st->waking_event = ds->event;
+		st->last_kind = states_kind(ds->event);
+	}
+	/* a wake-up (offwake's are its own): no stack to fold */
+	if (!st->wake && (st->last_kind == STATES_WAKING || st->last_kind == STATES_WAKEUP_NEW)) {
+		off_wake(st, ds);
+		return 1;
 	}
 	if (st->wake && ds->event == st->waking_event)
 		return on_waking(st, ds, ctx);
@@ -1028,6 +1066,8 @@ static void on_switch(struct state *st, const struct perf_dlfilter_sample *ds,
 
 		offcpu_switch_out_id(st->off, sw->prev_pid, ds->tid, ds->time, add_wait, st->sk, id,
 				     &pr->samples);
+		if (offcpu_is_preempted(sw))
+			offcpu_preempted(st->off, sw->prev_pid);
 		return;
 	}
 	fill_sample(st, &s, ds, ctx, attr, comm);
@@ -1046,6 +1086,8 @@ static void on_switch(struct state *st, const struct perf_dlfilter_sample *ds,
 	}
 	offcpu_switch_out(st->off, sw->prev_pid, ds->tid, ds->time, collapser_table(pr->c),
 			  st->key->str, st->key->len, &pr->samples);
+	if (offcpu_is_preempted(sw))
+		offcpu_preempted(st->off, sw->prev_pid);
 	if (st->ex) {	/* weighed when the wait is counted */
 		copy_frames(st, &s);
 		g_hash_table_insert(st->sample_tid, GINT_TO_POINTER(sw->prev_pid),
@@ -1699,6 +1741,11 @@ static void offcpu_notes(struct state *st, uint64_t dropped)
 		 * reason enough) */
 		warn("so many missing switch-ins, and none lost: was the recording "
 		     "limited to some CPUs (perf record -C)?");
+	if (offcpu_woken(st->off))
+		warn("%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " waits woken (sched:sched_waking): "
+		     "%s", offcpu_woken(st->off), counted,
+		     st->o.runq ? "counted from the wake-up to the switch-in (runnable)"
+				: "counted up to the wake-up; the time runnable after it is runq's");
 	if (offcpu_late(st->off))
 		warn("%" G_GUINT64_FORMAT " switches reached perf after later ones of the same "
 		     "thread (perf's out of order events): left out", offcpu_late(st->off));
@@ -1773,6 +1820,9 @@ int stop(void *data, void *ctx)
 	if (st->bad_switch)
 		warn("%" G_GUINT64_FORMAT " " SCHED_SWITCH " samples too short to decode: "
 		     "skipped", st->bad_switch);
+	if (st->bad_states)
+		warn("%" G_GUINT64_FORMAT " wake-up samples too short to decode: skipped",
+		     st->bad_states);
 	if (rc != 0)
 		fail_exit(st);
 	free_state(st);

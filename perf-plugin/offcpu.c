@@ -31,6 +31,8 @@ struct pending {
 	void *add_data;
 	uint64_t id;
 	uint64_t *counter;
+	uint64_t wake;		/* the wait's first wake-up (offcpu_wake()), or 0 */
+	bool preempted;		/* the wait began runnable (offcpu_preempted()) */
 	uint64_t seen;		/* the latest switch of the thread, in or out */
 	uint64_t off_ns;	/* its waits counted */
 };
@@ -40,6 +42,7 @@ struct pending {
 
 struct offcpu {
 	unsigned states;
+	bool runq;		/* count the runnable part (offcpu_set_runq()) */
 	uint64_t min_ns;
 	struct tep_handle *tep;
 	/* the fields' places in the raw record, learnt from the format */
@@ -59,7 +62,7 @@ struct offcpu {
 		bool seen;	/* time is set */
 	} *cpu_time;		/* by cpu < DENSE_CPUS */
 	GHashTable *cpu_time_far;	/* the others: cpu -> struct cpu_time * */
-	uint64_t counted, short_waits, unseen, recorded, late;
+	uint64_t counted, short_waits, unseen, recorded, late, woken;
 	offcpu_switch_in_fn switch_in;
 	void *switch_in_data;
 	offcpu_credit_fn on_credit;
@@ -159,6 +162,8 @@ static struct pending *pending_put(struct offcpu *o, int tid)
 	w->table = NULL;
 	w->add = NULL;
 	w->waiting = true;
+	w->wake = 0;
+	w->preempted = false;
 	return w;
 }
 
@@ -378,7 +383,18 @@ void offcpu_tick(struct offcpu *o, uint64_t time)
 
 static void credit(struct offcpu *o, struct pending *w, uint64_t until)
 {
-	uint64_t ns = until > w->since ? until - w->since : 0;
+	uint64_t from = w->since, ns;
+	/* the run-queue part: after the wake-up, or all of a preemption */
+	bool woken = !w->preempted && w->wake && w->wake < until;
+
+	if (o->runq && !w->preempted) {
+		if (!woken)
+			return;		/* no wake-up seen: no time runnable */
+		from = w->wake;
+	} else if (woken) {
+		until = w->wake;	/* asleep up to the wake-up */
+	}
+	ns = until > from ? until - from : 0;
 
 	if (ns < o->min_ns) {
 		o->short_waits++;
@@ -395,6 +411,40 @@ static void credit(struct offcpu *o, struct pending *w, uint64_t until)
 	w->off_ns += ns;
 	if (o->on_credit)
 		o->on_credit(o->on_credit_data, w->tid, w->since, ns);
+}
+
+void offcpu_set_runq(struct offcpu *o, bool runq)
+{
+	o->runq = runq;
+}
+
+bool offcpu_is_preempted(const struct sched_switch *sw)
+{
+	return (sw->prev_state & STATE_MASK) == 0;
+}
+
+void offcpu_preempted(struct offcpu *o, int tid)
+{
+	struct pending *w = tid ? pending_find(o, tid) : NULL;
+
+	if (w)
+		w->preempted = true;
+}
+
+void offcpu_wake(struct offcpu *o, int tid, uint64_t time)
+{
+	struct pending *w = tid > 0 ? pending_find(o, tid) : NULL;
+
+	/* the first after the switch-out; one before it woke an earlier sleep */
+	if (w && !w->preempted && !w->wake && time >= w->since) {
+		w->wake = time;
+		o->woken++;
+	}
+}
+
+uint64_t offcpu_woken(const struct offcpu *o)
+{
+	return o->woken;
 }
 
 void offcpu_on_credit(struct offcpu *o, offcpu_credit_fn fn, void *data)

@@ -26,6 +26,14 @@
  * (offcpu_late() counts them), so that no two waits of a thread overlap
  * and no thread's waits add up to more than the recording.
  *
+ * With sched_waking (or sched_wakeup_new) samples in the recording
+ * (offcpu_wake()), a wait of a thread asleep (S, D, ...) is cut at its
+ * first wake-up: the time up to it is the off-CPU time, the time after it,
+ * until the switch-in, is time runnable, waiting for a CPU, and counted
+ * only by a run-queue profile (offcpu_set_runq()), with the whole of each
+ * wait that began with a preemption (prev_state R or R+).  Without wake-ups
+ * a wait is off-CPU up to the switch-in.
+ *
  * prev_state is the kernel's report: 0 running (preempted, "R" or "R+"),
  * bit 0 "S" (sleeping), bit 1 "D" (uninterruptible), higher bits stopped,
  * traced, dead, parked, idle.  A dead task ("X", "Z") never comes back
@@ -130,6 +138,27 @@ void offcpu_switch_out(struct offcpu *o, int tid, int perf_tid, uint64_t time,
 typedef void offcpu_add_fn(void *data, uint64_t id, fk_count weight);
 void offcpu_switch_out_id(struct offcpu *o, int tid, int perf_tid, uint64_t time,
 			  offcpu_add_fn *add, void *data, uint64_t id, uint64_t *counter);
+
+/*
+ * The run-queue profile: count only the time runnable (each preemption's
+ * wait, and each sleep's from its wake-up on); give states OFFCPU_ALL.
+ */
+void offcpu_set_runq(struct offcpu *o, bool runq);
+
+/* Whether a switch is a preemption (prev_state R or R+: still runnable). */
+bool offcpu_is_preempted(const struct sched_switch *sw);
+
+/* The wait tid just began (offcpu_switch_out()) is a preemption. */
+void offcpu_preempted(struct offcpu *o, int tid);
+
+/*
+ * tid is woken at time (sched_waking, sched_wakeup_new: the kernel's
+ * tid): its pending sleep, if it has one not yet woken, ends there.
+ */
+void offcpu_wake(struct offcpu *o, int tid, uint64_t time);
+
+/* Waits cut at a wake-up. */
+uint64_t offcpu_woken(const struct offcpu *o);
 
 /* tid left the CPU in a state not counted: forget any pending wait. */
 void offcpu_forget(struct offcpu *o, int tid);

@@ -33,6 +33,8 @@ const char plugin_help[] =
 	"                build ids, comm/pid/tid labels\n"
 	"  offcpu        weight sched:sched_switch stacks by off-CPU time\n"
 	"  state=LIST    with offcpu, the states counted: S, D, R, all (default S,D)\n"
+	"  runq          weight sched:sched_switch stacks by the time runnable, in us:\n"
+	"                preempted, or woken (sched:sched_waking) and not yet running\n"
 	"  min=USEC      with offcpu, ignore waits shorter than USEC microseconds\n"
 	"  format=FILE   with offcpu, the sched_switch format file to decode with\n"
 	"  offwake       weight each sched:sched_switch stack by the time blocked\n"
@@ -148,6 +150,7 @@ int plugin_parse_args(struct opts *o, int argc, char **argv, GError **err)
 		FLAG("offcpu", offcpu);
 		FLAG("offwake", offwake);
 		FLAG("states", thread_states);
+		FLAG("runq", runq);
 		FLAG("inline", inline_);
 		FLAG("context", context);
 		STR("event", event);
@@ -239,6 +242,15 @@ int plugin_parse_args(struct opts *o, int argc, char **argv, GError **err)
 		}
 		o->offcpu = true;
 	}
+	if (o->runq) {
+		if (o->offcpu || o->states != (OFFCPU_S | OFFCPU_D)) {
+			usage(err, "runq counts the time runnable of every wait: without offcpu "
+			      "or state=");
+			return -1;
+		}
+		o->offcpu = true;
+		o->states = OFFCPU_ALL;
+	}
 	if (!o->offcpu && (o->min_us || o->format || o->states != (OFFCPU_S | OFFCPU_D))) {
 		usage(err, "state=, min= and format= need offcpu");
 		return -1;
@@ -247,7 +259,7 @@ int plugin_parse_args(struct opts *o, int argc, char **argv, GError **err)
 		usage(err, "offcpu folds only " SCHED_SWITCH " samples, not '%s'", o->event);
 		return -1;
 	}
-	if (o->thread_states && (o->offcpu || o->offwake || o->split || o->comm_re || o->event || o->speedscope ||
+	if (o->thread_states && (o->offcpu || o->offwake || o->runq || o->split || o->comm_re || o->event || o->speedscope ||
 			  o->speedscope_split || o->pprof || o->inline_)) {
 		usage(err, "states writes one table: it takes only pid=LIST and output=FILE");
 		return -1;

@@ -25,6 +25,7 @@ struct opts {
 	bool pid, tid, kernel, jit, all, addrs, offcpu, inline_, context;
 	bool offwake;		/* offcpu's waits by their wakers (offwake.h) */
 	bool thread_states;	/* the states TSV (states.h), not stacks */
+	bool runq;		/* offcpu's run-queue profile (offcpu_set_runq()) */
 	const char *event, *split, *output, *format;
 	const char *waking_format;	/* offwake: sched_waking's format FILE */
 	const char *speedscope, *pprof;	/* FILE (see exports.h) */

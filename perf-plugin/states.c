@@ -286,10 +286,12 @@ bool states_switch(struct states *s, const void *raw, uint32_t size, int cpu, ui
 		 * not seen coming in: timehist's start, the CPU's last
 		 * switch, or, if the thread changed state after it (the CPU
 		 * was idle, and the kernel left out the switch from the idle
-		 * task), the change: it was woken (or switched out) then
+		 * task), the change: it was woken (or switched out) then;
+		 * never after this switch (the CPU's last one may be a later
+		 * record perf handed over first)
 		 */
 		if (t->st != STATE_ON_CPU && t->st != T_NONE && last)
-			enter(t, STATE_ON_CPU, MAX(tprev, t->since));
+			enter(t, STATE_ON_CPU, MIN(MAX(tprev, t->since), time));
 		if (t->st == T_NONE || t->st == T_GONE) {
 			t->st = STATE_ON_CPU;
 			t->since = time;
@@ -339,6 +341,17 @@ bool states_wake(struct states *s, enum states_kind kind, const void *raw, uint3
 	} else if (t->st == STATE_SLEEPING || t->st == STATE_BLOCKED) {
 		enter(t, STATE_RUNNABLE, time);
 	}
+	return true;
+}
+
+bool states_wakee(const struct states *s, enum states_kind kind, const void *raw, uint32_t size,
+		  int *tid)
+{
+	uint64_t v;
+
+	if (!num(&s->wake_pid[kind == STATES_WAKEUP_NEW], raw, size, &v))
+		return false;
+	*tid = as_tid(v);
 	return true;
 }
 

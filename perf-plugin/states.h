@@ -100,6 +100,14 @@ bool states_wake(struct states *s, enum states_kind kind, const void *raw, uint3
 		 uint64_t time);
 
 /*
+ * The woken thread (the kernel's tid) of a sched_waking or
+ * sched_wakeup_new record; false if the record is too short.  (The
+ * off-CPU profiles cut their waits there: offcpu_wake().)
+ */
+bool states_wakee(const struct states *s, enum states_kind kind, const void *raw, uint32_t size,
+		  int *tid);
+
+/*
  * The process of a thread (by the kernel's tid) that never switched out,
  * so no sample named it: fn(data, tid) gives its pid, or -1.
  */

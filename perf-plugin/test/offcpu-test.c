@@ -378,6 +378,68 @@ static void test_bad_formats(void)
 	g_clear_error(&err);
 }
 
+/*
+ * Wake-ups: a sleep's off-CPU time ends at its first wake-up; the run
+ * queue profile (runq) counts the time after it, and all of a preemption.
+ */
+static void test_wakes(void)
+{
+	char *path = write_temp(kernel_format);
+	GError *err = NULL;
+	struct offcpu *off = offcpu_new(OFFCPU_S | OFFCPU_D, 0, path, &err);
+	struct offcpu *rq = offcpu_new(OFFCPU_ALL, 0, path, &err);
+	struct fold_table *t = fold_table_new(), *r = fold_table_new();
+	uint64_t n = 0, m = 0, ns;
+
+	CHECK(off != NULL && rq != NULL);
+	if (!off || !rq)
+		return;
+	offcpu_set_runq(rq, true);
+	for (int k = 0; k < 2; k++) {
+		struct offcpu *o = k ? rq : off;
+		struct fold_table *tt = k ? r : t;
+		uint64_t *c = k ? &m : &n;
+
+		offcpu_tick(o, 100 * MS);
+		/* thread 20 sleeps at 100 ms, is woken at 103 (and again at
+		 * 104: not its end), runs at 107 */
+		offcpu_switch_unseen(o, 20, 0, 100 * MS);
+		offcpu_switch_out(o, 20, 20, 100 * MS, tt, "s;sleep", 7, c);
+		offcpu_wake(o, 20, 103 * MS);
+		offcpu_wake(o, 20, 104 * MS);
+		offcpu_switch_in(o, 20, 107 * MS);
+		offcpu_switch_unseen(o, 90, 0, 107 * MS);
+		/* thread 21 is preempted at 110 ms, runs at 112 */
+		offcpu_switch_unseen(o, 21, 1, 110 * MS);
+		if (k) {
+			offcpu_switch_out(o, 21, 21, 110 * MS, tt, "p;spin", 6, c);
+			offcpu_preempted(o, 21);
+		}
+		offcpu_switch_in(o, 21, 112 * MS);
+		offcpu_switch_unseen(o, 91, 1, 112 * MS);
+		/* thread 22 sleeps at 120 ms, runs at 125 without a wake-up */
+		offcpu_switch_unseen(o, 22, 1, 120 * MS);
+		offcpu_switch_out(o, 22, 22, 120 * MS, tt, "q;nowake", 8, c);
+		offcpu_switch_in(o, 22, 125 * MS);
+		offcpu_switch_unseen(o, 92, 1, 125 * MS);
+		offcpu_tick(o, 130 * MS);
+		offcpu_finish(o, &ns);
+	}
+	CHECK(total(t, "s;sleep") == US(3000));		/* asleep up to the wake-up */
+	CHECK(total(t, "q;nowake") == US(5000));	/* up to the switch-in */
+	CHECK(n == 2 && offcpu_woken(off) == 1);
+	CHECK(total(r, "s;sleep") == US(4000));		/* runnable from the wake-up */
+	CHECK(total(r, "p;spin") == US(2000));		/* all of a preemption */
+	CHECK(total(r, "q;nowake") == 0);		/* no wake-up: none runnable */
+	CHECK(m == 2);
+	offcpu_free(off);
+	offcpu_free(rq);
+	fold_table_free(t);
+	fold_table_free(r);
+	unlink(path);
+	g_free(path);
+}
+
 int main(void)
 {
 	const struct layout kernel = { 24, 32, 8, 56, 64 };
@@ -389,6 +451,7 @@ int main(void)
 	test_waits();
 	test_switch_records();
 	test_late();
+	test_wakes();
 	test_bad_formats();
 	return CHECK_DONE();
 }

@@ -203,6 +203,32 @@ END {
 	echo "ok per-thread states agree with perf sched timehist within 1%"
 else fail "states differ from perf sched timehist"; fi
 
+# The off-CPU profiles on the same recording, per workload thread (-tid):
+# offcpu's waits (S, D) end at their wake-up, so they add up to the
+# thread's sleeping and blocked time; runq's to its runnable time; less
+# the time before the thread's first switch-out (offcpu counts waits from
+# there).  Each stack is rounded to 1 us: within 1%, or 1 us a stack.
+for mode in offcpu runq; do
+	plugin "$T/st.data" $mode tid "pid=$wpid" >"$T/$mode.folded" 2>"$T/$mode.err" ||
+		{ fail "$mode failed: $(head -3 "$T/$mode.err")"; continue; }
+	grep -q 'waits woken (sched:sched_waking)' "$T/$mode.err" ||
+		fail "$mode does not say it used the wake-ups: $(head -3 "$T/$mode.err")"
+	if awk -v mode=$mode 'FILENAME == ARGV[1] { for (k = 0; k < 4; k++) h[$1, k] = $(k + 2); next }
+	FILENAME == ARGV[2] {
+		if (!match($0, /-[0-9]+\/[0-9]+;/)) next
+		split(substr($0, RSTART + 1, RLENGTH - 2), a, "/"); us[a[2]] += $NF; nst[a[2]]++; next }
+	$1 ~ /^[0-9]+$/ && ($2 in us) {
+		want = mode == "runq" ? $5 - h[$2, 1] : $6 + $7 - h[$2, 2] - h[$2, 3]
+		d = us[$2] - want; if (d < 0) d = -d; tol = want / 100; if (tol < nst[$2] + 2) tol = nst[$2] + 2
+		n++; if (d > tol) { bad++; printf "  thread %s (%s): %s %d us, states %d us\n", $2, $3, mode, us[$2], want }
+	} END { exit bad > 0 || n < 2 }' "$T/edges" "$T/$mode.folded" FS='\t' "$T/st.tsv" >"$T/$mode.cmp"; then
+		echo "ok $mode per thread: the states' $([ $mode = runq ] && echo runnable || echo sleeping and blocked) time"
+	else fail "$mode differs from the states: $(head -4 "$T/$mode.cmp")"; fi
+done
+if plugin "$T/st.data" runq state=S >/dev/null 2>"$T/bad.err"; then fail "runq state=S was accepted"
+else grep -q 'runq counts the time runnable' "$T/bad.err" && echo "ok runq with state= refused" ||
+	fail "runq state=S: $(head -2 "$T/bad.err")"; fi
+
 # pid= keeps the workload's threads alone; bad uses are refused (exit 2
 # for usage: perf's exit is non-zero)
 plugin "$T/st.data" states "pid=$wpid" >"$T/pid.tsv" 2>/dev/null &&
