@@ -87,6 +87,24 @@ char **fk_perf_record_off(const struct fk_record_cmd *c, const char *filter)
 		}
 		add(v, "--user-regs=bp");
 	}
+	/*
+	 * The wake-ups of the threads: the plugin cuts a sleep there (the
+	 * time after it, runnable, goes to the run-queue profile, runq) and
+	 * takes a thread's states from them (states); sched_waking fires
+	 * in the waker's context, so its stack is the waker's.
+	 */
+	add(v, "-e");
+	add(v, "sched:sched_waking");
+	if (c->wake_filter) {
+		add(v, "--filter");
+		add(v, c->wake_filter);
+	}
+	add(v, "-e");
+	add(v, "sched:sched_wakeup_new");
+	if (c->wake_filter) {
+		add(v, "--filter");
+		add(v, c->wake_filter);
+	}
 	if (c->mmap_kb) {
 		add(v, "-m");
 		g_ptr_array_add(v, g_strdup_printf("%uK", c->mmap_kb));
@@ -127,8 +145,12 @@ static int int_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* fk_switch_filter(), or with out alone only the switches out (prev_pid) */
-static char *switch_filter(const int *tids, size_t n, int newer_than, size_t max, bool out)
+/*
+ * fk_switch_filter(), or with out alone only one field: the switches out
+ * (prev_pid), the wakees (pid)
+ */
+static char *switch_filter(const int *tids, size_t n, int newer_than, size_t max, bool out,
+			   const char *field)
 {
 	int *v = g_memdup2(tids, n * sizeof(int));
 	GString *f = g_string_new(NULL);
@@ -145,11 +167,11 @@ static char *switch_filter(const int *tids, size_t n, int newer_than, size_t max
 		if (f->len)
 			g_string_append(f, "||");
 		if (v[i] == v[j] && out)
-			g_string_append_printf(f, "prev_pid==%d", v[i]);
+			g_string_append_printf(f, "%s==%d", field, v[i]);
 		else if (v[i] == v[j])
 			g_string_append_printf(f, "prev_pid==%d||next_pid==%d", v[i], v[i]);
 		else if (out)
-			g_string_append_printf(f, "(prev_pid>=%d&&prev_pid<=%d)", v[i], v[j]);
+			g_string_append_printf(f, "(%s>=%d&&%s<=%d)", field, v[i], field, v[j]);
 		else
 			g_string_append_printf(f, "(prev_pid>=%d&&prev_pid<=%d)||"
 					       "(next_pid>=%d&&next_pid<=%d)",
@@ -157,7 +179,7 @@ static char *switch_filter(const int *tids, size_t n, int newer_than, size_t max
 		i = j + 1;
 	}
 	if (newer_than >= 0 && out)
-		g_string_append_printf(f, "%sprev_pid>%d", f->len ? "||" : "", newer_than);
+		g_string_append_printf(f, "%s%s>%d", f->len ? "||" : "", field, newer_than);
 	else if (newer_than >= 0)
 		g_string_append_printf(f, "%sprev_pid>%d||next_pid>%d",
 				       f->len ? "||" : "", newer_than, newer_than);
@@ -171,12 +193,17 @@ static char *switch_filter(const int *tids, size_t n, int newer_than, size_t max
 
 char *fk_switch_filter(const int *tids, size_t n, int newer_than, size_t max)
 {
-	return switch_filter(tids, n, newer_than, max, false);
+	return switch_filter(tids, n, newer_than, max, false, NULL);
 }
 
 char *fk_switch_out_filter(const int *tids, size_t n, int newer_than, size_t max)
 {
-	return switch_filter(tids, n, newer_than, max, true);
+	return switch_filter(tids, n, newer_than, max, true, "prev_pid");
+}
+
+char *fk_wake_filter(const int *tids, size_t n, int newer_than, size_t max)
+{
+	return switch_filter(tids, n, newer_than, max, true, "pid");
 }
 
 char **fk_perf_fold(const char *perf, const char *data, const char *plugin,

@@ -32,9 +32,13 @@
  * (fk_switch_out_filter()): the plugin repairs each switch's frame-pointer
  * chain with it where it passes through code without frame pointers
  * (perf-plugin/userstack.h):
+ * The threads' wake-ups too (sched:sched_waking, sched:sched_wakeup_new,
+ * filtered by the wakee, fk_wake_filter()): the plugin cuts each sleep
+ * at its wake-up, the time after it being runnable, not waiting:
  *	perf record -e sched:sched_switch --filter F
  *	  -e sched:sched_switch/call-graph=dwarf,stack-size=1024,max-stack=1/ --filter G
- *	  --user-regs=bp -m 8192K -c 1 --call-graph fp -a --switch-events ...
+ *	  --user-regs=bp -e sched:sched_waking --filter W -e sched:sched_wakeup_new --filter W
+ *	  -m 8192K -c 1 --call-graph fp -a --switch-events ...
  */
 #ifndef FOLDKIT_CAPTURE_PERFCMD_H
 #define FOLDKIT_CAPTURE_PERFCMD_H
@@ -59,6 +63,9 @@ struct fk_record_cmd {
 	 * those switches (fk_switch_out_filter(), or NULL: every one) */
 	unsigned stack_dump;
 	const char *dump_filter;
+	/* off-CPU: the tracepoint filter of the wake-ups recorded
+	 * (fk_wake_filter(), or NULL: every one) */
+	const char *wake_filter;
 	/* off-CPU: perf record -m, KiB per CPU (0: perf's default) */
 	unsigned mmap_kb;
 };
@@ -102,6 +109,12 @@ char *fk_switch_filter(const int *tids, size_t n, int newer_than, size_t max);
  *	"prev_pid==7||(prev_pid>=9&&prev_pid<=12)||...||prev_pid>40"
  */
 char *fk_switch_out_filter(const int *tids, size_t n, int newer_than, size_t max);
+
+/*
+ * The same for the wake-ups of those threads (the wakee's pid field):
+ *	"pid==7||(pid>=9&&pid<=12)||...||pid>40"
+ */
+char *fk_wake_filter(const int *tids, size_t n, int newer_than, size_t max);
 
 /*
  * perf script -i DATA --dlfilter PLUGIN [--dlarg offcpu] --dlarg split=DIR:

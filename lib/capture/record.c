@@ -35,8 +35,11 @@ static bool in_init_pid_ns(const char *root)
 	return init;
 }
 
-/* The off-CPU recording's filter, and in *out that of the switches out alone */
-static char *switch_filter(struct session *s, char **out)
+/*
+ * The off-CPU recording's filter, in *out that of the switches out alone,
+ * and in *wake that of the wake-ups
+ */
+static char *switch_filter(struct session *s, char **out, char **wake)
 {
 	GArray *pids = cap_tracked_pids(s, false, true), *tids = g_array_new(FALSE, FALSE, sizeof(int));
 	char *filter;
@@ -58,8 +61,12 @@ static char *switch_filter(struct session *s, char **out)
 	} else if (!(filter = fk_switch_filter((int *)(void *)tids->data, tids->len,
 					       s->last_pid, FK_FILTER_MAX)) ||
 		   !(*out = fk_switch_out_filter((int *)(void *)tids->data, tids->len,
-						 s->last_pid, FK_FILTER_MAX))) {
+						 s->last_pid, FK_FILTER_MAX)) ||
+		   !(*wake = fk_wake_filter((int *)(void *)tids->data, tids->len,
+					    s->last_pid, FK_FILTER_MAX))) {
 		g_free(filter);
+		g_free(*out);
+		*out = NULL;
 		filter = NULL;
 		cap_warn(s, "%u threads are too many for a tracepoint filter: the off-CPU "
 		     "recording takes every switch on the machine", tids->len);
@@ -271,15 +278,17 @@ int cap_start_recording(struct session *s, GError **err)
 		}
 		g_array_unref(pids);
 		if (rc_on == 0 && c->off) {
-			char *out = NULL, *filter = switch_filter(s, &out);
+			char *out = NULL, *wake = NULL, *filter = switch_filter(s, &out, &wake);
 
 			rc.data = s->off.data;
 			rc.dump_filter = out;
+			rc.wake_filter = wake;
 			argv = fk_perf_record_off(&rc, filter);
 			rc_off = rec_start(s, &s->off, argv, err);
 			g_strfreev(argv);
 			g_free(filter);
 			g_free(out);
+			g_free(wake);
 		}
 		if (rc_on < 0 || rc_off < 0)
 			return -1;

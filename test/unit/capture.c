@@ -240,6 +240,10 @@ static void test_filter(void)
 	CHECK_STR(f, "prev_pid>5");
 	g_free(f);
 	CHECK(fk_switch_out_filter(NULL, 0, -1, FK_FILTER_MAX) == NULL);
+	/* the wake-ups of the same threads: the wakee's pid */
+	f = fk_wake_filter(tids, G_N_ELEMENTS(tids), 40, FK_FILTER_MAX);
+	CHECK_STR(f, "pid==3||pid==7||(pid>=9&&pid<=12)||pid>40");
+	g_free(f);
 	/* too long for the kernel: none, and perf records every switch */
 	CHECK(fk_switch_filter(tids, G_N_ELEMENTS(tids), 40, 60) == NULL);
 	{
@@ -283,6 +287,7 @@ static void test_commands(void)
 	v = fk_perf_record_off(&c, "prev_pid>5||next_pid>5");
 	s = join(v);
 	want = g_strdup_printf("perf record -e sched:sched_switch --filter prev_pid>5||next_pid>5 "
+			       "-e sched:sched_waking -e sched:sched_wakeup_new "
 			       "-m %uK -c 1 --call-graph fp -a --switch-events -o d/off.data --delay=-1 "
 			       "--control fd:3,4 --no-buildid --no-buildid-cache", mkb);
 	CHECK_STR(s, want);
@@ -292,11 +297,13 @@ static void test_commands(void)
 	/* with the stack dumps: a second event, each with its filter */
 	c.stack_dump = 1024;
 	c.dump_filter = "prev_pid>5";
+	c.wake_filter = "pid>5";
 	v = fk_perf_record_off(&c, "prev_pid>5||next_pid>5");
 	s = join(v);
 	want = g_strdup_printf("perf record -e sched:sched_switch --filter prev_pid>5||next_pid>5 "
 			       "-e sched:sched_switch/call-graph=dwarf,stack-size=1024,max-stack=1/ "
-			       "--filter prev_pid>5 --user-regs=bp -m %uK -c 1 --call-graph fp -a "
+			       "--filter prev_pid>5 --user-regs=bp -e sched:sched_waking --filter pid>5 "
+			       "-e sched:sched_wakeup_new --filter pid>5 -m %uK -c 1 --call-graph fp -a "
 			       "--switch-events -o d/off.data --delay=-1 --control fd:3,4 --no-buildid "
 			       "--no-buildid-cache", mkb);
 	CHECK_STR(s, want);
@@ -304,12 +311,14 @@ static void test_commands(void)
 	g_free(s);
 	g_strfreev(v);
 	c.stack_dump = 0;
+	c.wake_filter = NULL;
 	CHECK(fk_offcpu_buffer_kb(1) == 8192 && fk_offcpu_buffer_kb(8) == 8192);
 	CHECK(fk_offcpu_buffer_kb(16) == 4096 && fk_offcpu_buffer_kb(64) == 1024);
 	CHECK(fk_offcpu_buffer_kb(1024) == 512);
 	v = fk_perf_record_off(&c, NULL);
 	s = join(v);
-	want = g_strdup_printf("perf record -e sched:sched_switch -m %uK -c 1 --call-graph fp -a "
+	want = g_strdup_printf("perf record -e sched:sched_switch -e sched:sched_waking "
+			       "-e sched:sched_wakeup_new -m %uK -c 1 --call-graph fp -a "
 			       "--switch-events -o d/off.data --delay=-1 --control fd:3,4 --no-buildid "
 			       "--no-buildid-cache", mkb);
 	CHECK_STR(s, want);
