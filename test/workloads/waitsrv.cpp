@@ -8,6 +8,10 @@
 //	c++ -O2 -g -fno-omit-frame-pointer -pthread -o waitsrv waitsrv.cpp
 //	waitsrv MILLISECONDS REPORT
 //
+// It runs for MILLISECONDS, or with 0 until SIGTERM or SIGINT reaches the
+// main process (a test that records it for a while of its own, however
+// long a loaded machine takes to start the recording, then ends it).
+//
 // The main process ("waitsrv") forks two workers ("waitsrv-w0", "-w1")
 // and talks to each over a socket pair:
 //  - a thread "client-N" per worker sends requests (Client::send_request)
@@ -26,10 +30,14 @@
 //    backend waited for with a timed condition variable
 //    (Backend::await), and a reply sent under a mutex (Reply::send);
 //  - a thread "backend" that waits for calls (Backend::next_call) and
-//    answers each after a short sleep (Backend::latency, usleep).
+//    answers each (Backend::answer) after a short sleep
+//    (Backend::latency, usleep).
 // Every wait is one call into libc or libstdc++ made directly by the
 // function named above (a frame-pointer frame of the program), timed with
-// CLOCK_MONOTONIC around the call.  At its end each process appends one
+// CLOCK_MONOTONIC around the call: each lock of a mutex too, the ones at a
+// function's start included (a contended one blocks in
+// pthread_mutex_lock(), and the test's check that no function has more
+// off-CPU time than its own waits would otherwise fail on a busy machine).  At its end each process appends one
 // line per thread and wait site to REPORT:
 //	PID TID THREAD SITE CALLS NANOSECONDS
 // (a thread blocked at a site is off-CPU for at most that long).
@@ -39,12 +47,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <fcntl.h>
 #include <functional>
 #include <map>
 #include <mutex>
 #include <pthread.h>
+#include <signal.h>
 #include <string>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
@@ -67,11 +75,14 @@ static uint64_t now_ns()
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-// Each thread's waits: site -> (calls, ns), reported at the end.
+// Each thread's waits: site -> (calls, ns), reported at the end.  Keyed
+// by the site's literal, so that counting a wait allocates nothing after
+// its first (an allocation can wait for malloc's lock, in the function
+// that made the wait, untimed).
 struct ThreadWaits {
 	int tid;
 	std::string name;
-	std::map<std::string, std::pair<uint64_t, uint64_t>> sites;
+	std::map<const char *, std::pair<uint64_t, uint64_t>> sites;
 };
 static std::mutex registry_lock;
 static std::vector<ThreadWaits *> registry;
@@ -106,7 +117,7 @@ static void report(const char *path)
 	for (ThreadWaits *t : registry)
 		for (auto &s : t->sites) {
 			snprintf(line, sizeof(line), "%d %d %s %s %llu %llu\n", getpid(), t->tid,
-				 t->name.c_str(), s.first.c_str(),
+				 t->name.c_str(), s.first,
 				 (unsigned long long)s.second.first,
 				 (unsigned long long)s.second.second);
 			out += line;
@@ -133,28 +144,55 @@ struct Request {
 	uint32_t cost;
 };
 
+// A queue of at most N, in place: the functions that wait allocate and
+// free nothing (malloc's and free's locks would be waits of theirs that
+// they do not time).  A client has 4 requests in flight, so a worker never
+// holds more than 4 requests or 4 backend calls.
+template <typename T, unsigned N> class Ring {
+	T a[N];
+	unsigned head = 0, n = 0;
+
+public:
+	bool empty() const { return n == 0; }
+	void push(const T &x)
+	{
+		if (n == N)
+			abort();
+		a[(head + n++) % N] = x;
+	}
+	T pop()
+	{
+		T x = a[head];
+
+		head = (head + 1) % N;
+		n--;
+		return x;
+	}
+};
+
 // --- a worker process ---
 
 class Queue {
 	std::mutex m;
 	std::condition_variable cv;
-	std::deque<Request> q;
+	Ring<Request, 64> q;
 	bool closed = false;
 
 public:
 	NOINLINE void push(const Request &r)
 	{
 		TIMED_VOID("waitsrv::Queue::push", m.lock());
-		q.push_back(r);
+		q.push(r);
 		m.unlock();
-		cv.notify_one();
+		// glibc's condition variables have a lock of their own
+		TIMED_VOID("waitsrv::Queue::push", cv.notify_one());
 	}
 	NOINLINE void close()
 	{
 		TIMED_VOID("waitsrv::Queue::close", m.lock());
 		closed = true;
 		m.unlock();
-		cv.notify_all();
+		TIMED_VOID("waitsrv::Queue::close", cv.notify_all());
 	}
 	NOINLINE bool pop(Request *r)
 	{
@@ -165,8 +203,7 @@ public:
 			TIMED_VOID("waitsrv::Queue::pop", cv.wait(l));
 		if (q.empty())
 			return false;
-		*r = q.front();
-		q.pop_front();
+		*r = q.pop();
 		return true;
 	}
 };
@@ -188,50 +225,53 @@ public:
 class Backend {
 	std::mutex m;
 	std::condition_variable cv, done_cv;
-	std::deque<uint32_t> calls;
-	std::map<uint32_t, bool> done;
+	Ring<uint32_t, 64> calls;
+	bool done[1024] = {};	// by id % 1024: the ids in flight are 4 in a row
 	bool stopping = false;
 
 public:
 	NOINLINE bool next_call(uint32_t *id)
 	{
-		std::unique_lock<std::mutex> l(m);
+		std::unique_lock<std::mutex> l(m, std::defer_lock);
 
+		TIMED_VOID("waitsrv::Backend::next_call", l.lock());
 		while (calls.empty() && !stopping)
 			TIMED_VOID("waitsrv::Backend::next_call", cv.wait(l));
 		if (calls.empty())
 			return false;
-		*id = calls.front();
-		calls.pop_front();
+		*id = calls.pop();
 		return true;
 	}
 	NOINLINE void latency()
 	{
 		TIMED("waitsrv::Backend::latency", usleep(300));
 	}
-	void answer(uint32_t id)
+	NOINLINE void answer(uint32_t id)
 	{
-		std::lock_guard<std::mutex> g(m);
-		done[id] = true;
-		done_cv.notify_all();
+		TIMED_VOID("waitsrv::Backend::answer", m.lock());
+		done[id % 1024] = true;
+		m.unlock();
+		TIMED_VOID("waitsrv::Backend::answer", done_cv.notify_all());
 	}
-	void stop()
+	NOINLINE void stop()
 	{
-		std::lock_guard<std::mutex> g(m);
+		TIMED_VOID("waitsrv::Backend::stop", m.lock());
 		stopping = true;
-		cv.notify_all();
+		m.unlock();
+		TIMED_VOID("waitsrv::Backend::stop", cv.notify_all());
 	}
 	// a call made from deep in a handler, waited for with a timeout
 	NOINLINE void await(uint32_t id)
 	{
-		std::unique_lock<std::mutex> l(m);
+		std::unique_lock<std::mutex> l(m, std::defer_lock);
 
-		calls.push_back(id);
-		cv.notify_one();
-		while (!done[id])
+		TIMED_VOID("waitsrv::Backend::await", l.lock());
+		calls.push(id);
+		TIMED_VOID("waitsrv::Backend::await", cv.notify_one());
+		while (!done[id % 1024])
 			TIMED("waitsrv::Backend::await",
 			      done_cv.wait_for(l, std::chrono::milliseconds(20)));
-		done.erase(id);
+		done[id % 1024] = false;
 	}
 };
 
@@ -379,6 +419,12 @@ static void run_worker(int fd, int n, const char *path)
 // --- the main process ---
 
 static std::atomic<bool> stopping;
+static volatile sig_atomic_t told_to_stop;
+
+static void on_stop_signal(int)
+{
+	told_to_stop = 1;
+}
 
 class Client {
 public:
@@ -452,7 +498,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: waitsrv MILLISECONDS REPORT\n");
 		return 2;
 	}
-	uint64_t end = now_ns() + strtoull(argv[1], nullptr, 10) * 1000000u;
+	uint64_t ms = strtoull(argv[1], nullptr, 10);
+	uint64_t end = now_ns() + ms * 1000000u;
 	int fds[2][2];
 	pid_t pids[2];
 
@@ -471,10 +518,27 @@ int main(int argc, char **argv)
 		close(fds[n][1]);
 	}
 	register_thread("waitsrv");
+	// the stop signals: the main process's main thread alone takes them
+	// (the clients start with them blocked), so no other wait is cut
+	// short; a tick's sleep is resumed after the handler
+	sigset_t stop_set, old_set;
+	sigemptyset(&stop_set);
+	sigaddset(&stop_set, SIGTERM);
+	sigaddset(&stop_set, SIGINT);
+	if (ms == 0) {
+		struct sigaction sa = {};
+
+		sa.sa_handler = on_stop_signal;
+		sa.sa_flags = SA_RESTART;
+		sigaction(SIGTERM, &sa, nullptr);
+		sigaction(SIGINT, &sa, nullptr);
+	}
+	pthread_sigmask(SIG_BLOCK, &stop_set, &old_set);
 	std::vector<std::thread> clients;
 	for (int n = 0; n < 2; n++)
 		clients.emplace_back(client_thread, fds[n][0], n);
-	while (now_ns() < end)
+	pthread_sigmask(SIG_SETMASK, &old_set, nullptr);
+	while (ms ? now_ns() < end : !told_to_stop)
 		Supervisor::tick();
 	stopping = true;
 	Supervisor::join_clients(clients);
