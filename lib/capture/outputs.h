@@ -80,6 +80,12 @@ struct fk_out_row {
 	char *on_folded, *off_folded;	/* relative to DIR; NULL: none */
 	char *on_svg, *off_svg;
 	char *on_html, *off_html;	/* fold2html's pages, beside the SVGs */
+	/* off-CPU with stack dumps: the plugin's index.tsv's microseconds
+	 * in stacks repaired through code without frame pointers, in those
+	 * not, and why most of these were not */
+	bool off_has_repair;
+	uint64_t off_repaired_us, off_unrepaired_us;
+	char *off_unrepaired_why;
 	double exited;			/* seconds into the window, or < 0 */
 	bool selected;			/* chosen (not a child found later) */
 };

@@ -336,6 +336,29 @@ static bool unit_ok(struct session *s, struct rec *r, const struct fk_split_inde
 	return false;
 }
 
+/*
+ * The plugin's repair columns of a process (with stack dumps; "-" where
+ * none of its threads was dumped) into r.
+ */
+static void repair_of(const struct fk_split_index *x, const struct fk_split_row *e,
+		      struct fk_out_row *r)
+{
+	const char *fixed = fk_split_index_cell(x, e, "repaired_us");
+	const char *not = fk_split_index_cell(x, e, "unrepaired_us");
+	const char *why = fk_split_index_cell(x, e, "unrepaired_why");
+	char *end1, *end2;
+
+	if (!fixed || !not || !why)
+		return;
+	errno = 0;
+	r->off_repaired_us = g_ascii_strtoull(fixed, &end1, 10);
+	r->off_unrepaired_us = g_ascii_strtoull(not, &end2, 10);
+	if (errno || end1 == fixed || *end1 || end2 == not || *end2)
+		return;		/* "-": not dumped */
+	r->off_has_repair = true;
+	r->off_unrepaired_why = strcmp(why, "-") ? g_strdup(why) : NULL;
+}
+
 void cap_build_rows(struct session *s, struct fk_split_index *const *x,
 		    struct fk_outdir *const *dirs)
 {
@@ -367,6 +390,7 @@ void cap_build_rows(struct session *s, struct fk_split_index *const *x,
 		r->off_folded = take(s, dirs[1], e, "off", FK_OFF_UNIT, r, &r->off_sum);
 		r->off_has_samples = e->has_samples;
 		r->off_samples = e->samples;
+		repair_of(off, e, r);
 	}
 	g_hash_table_iter_init(&it, rows);
 	while (g_hash_table_iter_next(&it, NULL, &val))
@@ -730,6 +754,56 @@ static void describe_selection(struct session *s, GString *out)
 	}
 }
 
+/*
+ * With stack dumps, what share of the off-CPU time the plugin repaired
+ * through code without frame pointers, and which processes kept stacks it
+ * could not repair, and why: so that a stack that still stops in libc is
+ * never silently one of the program's.
+ */
+static void describe_repair(struct session *s, GString *out)
+{
+	uint64_t fixed = 0, not = 0;
+
+	if (!s->cfg->stack_dump) {
+		g_string_append(out, "- Off-CPU stacks: the frame-pointer chains alone "
+				"(--stack-dump=0): a thread blocked in code without frame "
+				"pointers (libc, libstdc++) has lost the program's frames that "
+				"called it\n");
+		return;
+	}
+	for (guint i = 0; i < s->rows->len; i++) {
+		const struct fk_out_row *r = g_ptr_array_index(s->rows, i);
+
+		if (r->off_has_repair) {
+			fixed += r->off_repaired_us;
+			not += r->off_unrepaired_us;
+		}
+	}
+	if (!fixed && !not)
+		return;
+	g_string_append_printf(out, "- Off-CPU stacks repaired through code without frame "
+			       "pointers (libc) from the stack dumps (--stack-dump=%u): "
+			       "%.1f%% of the off-CPU time of the dumped threads; not "
+			       "repaired, so possibly without the program's frames: %.1f%%\n",
+			       s->cfg->stack_dump, 100.0 * (double)fixed / (double)(fixed + not),
+			       100.0 * (double)not / (double)(fixed + not));
+	for (guint i = 0; i < s->rows->len; i++) {
+		const struct fk_out_row *r = g_ptr_array_index(s->rows, i);
+		uint64_t all = r->off_repaired_us + r->off_unrepaired_us;
+
+		/* a process whose own share is not small: 1% of its time */
+		if (!r->off_has_repair || !all || r->off_unrepaired_us * 100 < all)
+			continue;
+		g_string_append(out, "  - ");
+		md(out, r->comm);
+		g_string_append_printf(out, " (%d): %.1f%% of its off-CPU time not repaired, "
+				       "most for: ", r->pid,
+				       100.0 * (double)r->off_unrepaired_us / (double)all);
+		md(out, r->off_unrepaired_why ? r->off_unrepaired_why : "-");
+		g_string_append_c(out, '\n');
+	}
+}
+
 int cap_write_report(struct session *s, GError **err)
 {
 	const struct fk_capture_cfg *c = s->cfg;
@@ -753,6 +827,8 @@ int cap_write_report(struct session *s, GError **err)
 				"and perf's switch records (--switch-events), "
 				"folded by foldkit.so's offcpu mode; counts are microseconds "
 				"off the CPU (sleeping, S, or blocked, D)\n");
+	if (c->off)
+		describe_repair(s, out);
 	if (c->load) {
 		g_string_append(out, "- Load: `");
 		md(out, c->load);

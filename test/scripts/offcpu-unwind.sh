@@ -16,6 +16,8 @@
 #    function it was not made in;
 #  - the plugin says how much of the time it repaired, and its split
 #    index.tsv gives each process's repaired and unrepaired time;
+#    fp-record's report.md says the same share (and with --stack-dump=0
+#    that the stacks are the frame-pointer chains alone);
 #  - folded without offcpu, each switch counts once (the dumps are the
 #    switches' twins, not switches);
 #  - a recording of dumps alone (perf record --call-graph dwarf) is folded
@@ -143,6 +145,14 @@ if capture dumps; then
 		END { exit !(ok && n == 3 && bad == "") }' "$T/split/index.tsv" &&
 		echo "ok index.tsv: each server process's off-CPU time repaired" ||
 		fail "index.tsv's repair columns: $(cat "$T/split/index.tsv")"
+	# fp-record's report says the same share (the plugin's columns of the
+	# server's processes)
+	want=$(awk -F'\t' '$2 ~ /^waitsrv/ { f += $8; n += $9 }
+		END { if (f + n) printf "%.1f%%", 100 * f / (f + n) }' "$T/split/index.tsv")
+	grep -q "^- Off-CPU stacks repaired .*--stack-dump=1024): $want of the off-CPU time" \
+		"$T/dumps/report.md" &&
+		echo "ok report.md: $want of the off-CPU time repaired" ||
+		fail "report.md does not say $want repaired: $(grep -i 'off-cpu stacks' "$T/dumps/report.md")"
 
 	# ---- 2. without offcpu, each switch once ----
 	data=$T/dumps/off.data
@@ -160,6 +170,8 @@ fi
 if capture fp --stack-dump=0; then
 	perf evlist -i "$T/fp/off.data" 2>/dev/null | grep -c '^sched:sched_switch$' | grep -qx 1 ||
 		fail "--stack-dump=0 records not one sched_switch event"
+	grep -q '^- Off-CPU stacks: the frame-pointer chains alone (--stack-dump=0)' "$T/fp/report.md" ||
+		fail "--stack-dump=0: report.md does not say its stacks are the frame-pointer chains alone"
 	echo "   with frame pointers alone: $(awk -f "$T/check.awk" "$T/fp.report" "$T/fp/off/"waitsrv*.folded | head -1)"
 fi
 
