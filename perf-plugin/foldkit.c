@@ -19,6 +19,7 @@
 #include "profiles.h"
 #include "stacks.h"
 #include "states.h"
+#include "callerloss.h"
 #include "userstack.h"
 
 #include <perf/perf_dlfilter.h>
@@ -87,6 +88,9 @@ struct state {
 	GHashTable *wait_outcome;
 	uint64_t outcome_ns[USERSTACK_OUTCOMES];
 	GHashTable *proc_outcome;	/* pid -> uint64_t[USERSTACK_OUTCOMES] */
+	/* on-CPU: the samples whose innermost function keeps no frame
+	 * pointer there (its caller is missing from the stack) */
+	struct callerloss *cl;
 	struct inline_resolver *inliner;
 	struct exports *ex;	/* speedscope=, pprof= (or NULL) */
 	GString *key;
@@ -205,6 +209,7 @@ static void free_state(struct state *st)
 	states_free(st->states);
 	states_free(st->wakes);
 	userstack_free(st->us);
+	callerloss_free(st->cl);
 	if (st->wait_outcome)
 		g_hash_table_destroy(st->wait_outcome);
 	if (st->proc_outcome)
@@ -267,6 +272,7 @@ static uint32_t recorded_name_gen(void *data, int tid, uint64_t time, uint64_t *
 static bool recorded_locate(void *data, int pid, uint64_t addr, uint64_t time,
 			    struct unwind_where *w);
 static void repair_begin(struct state *st, bool twins);
+static void callerloss_begin(struct state *st);
 static bool recorded_file_at(void *data, int pid, uint64_t addr, uint64_t time, uint32_t *file,
 			     const char **name, uint64_t *offset);
 
@@ -381,6 +387,9 @@ static bool use_recording(struct state *st)
 	/* perf record -e EV -e 'EV/call-graph=dwarf/': stacks repaired */
 	if (perfdata_dump_twins(st->pd))
 		repair_begin(st, true);
+	/* on-CPU without dumps: where the stacks lost a caller */
+	if (!st->off && !st->us)
+		callerloss_begin(st);
 	/* perf record --switch-events: the switch-ins the tracepoint lacks */
 	if (st->off && perfdata_switches(st->pd))
 		offcpu_on_unseen(st->off, recorded_switch_in, st->pd);
@@ -475,6 +484,51 @@ static void repair_cells(void *data, int pid, GString *cells)
 	g_string_append_printf(cells, "\t%" G_GUINT64_FORMAT "\t%" G_GUINT64_FORMAT "\t%s",
 			       (fixed + 500) / 1000, (not + 500) / 1000,
 			       why >= 0 ? userstack_outcome_name(why) : "-");
+}
+
+/*
+ * index.tsv's columns on-CPU: a process's samples (in the profile's unit)
+ * whose innermost function keeps no frame pointer where sampled, so that
+ * its caller is missing, and the function most of them are in ("-": none).
+ */
+#define CALLER_COLUMNS "caller_lost\tcaller_lost_in"
+
+static void caller_cells(void *data, int pid, GString *cells)
+{
+	struct state *st = data;
+	uint64_t all, lost;
+	const char *top;
+
+	callerloss_process(st->cl, pid, &all, &lost, &top);
+	g_string_append_printf(cells, "\t%" G_GUINT64_FORMAT "\t", lost);
+	if (!top) {
+		g_string_append_c(cells, '-');
+		return;
+	}
+	for (const char *c = top; *c; c++)	/* no tab or newline in a cell */
+		g_string_append_c(cells, *c == '\t' || *c == '\n' || *c == '\r' ? ' ' : *c);
+}
+
+static void callerloss_begin(struct state *st)
+{
+	st->cl = callerloss_new(recorded_locate, st->pd, &perf_dlfilter_fns);
+	profiles_set_index_columns(st->profiles, CALLER_COLUMNS, caller_cells, st);
+}
+
+/* On-CPU: how much of the time is in stacks that lost a caller, and where. */
+static void callerloss_notes(struct state *st)
+{
+	uint64_t all, lost, top_n;
+	const char *top;
+
+	callerloss_totals(st->cl, &all, &lost, &top, &top_n);
+	if (!lost)
+		return;
+	warn("on-CPU: %.1f%% of the samples are in code that keeps no frame pointer "
+	     "where sampled (most in %s: %.1f%%), as libc's leaf functions are: the "
+	     "function that called it is missing from those stacks, its time under "
+	     "its caller's caller", 100.0 * (double)lost / (double)all, top,
+	     100.0 * (double)top_n / (double)all);
 }
 
 /* Stack dumps in the recording: twins of the counted samples, or not. */
@@ -1166,6 +1220,8 @@ static int fold(struct state *st, const struct perf_dlfilter_sample *ds, void *c
 		enum userstack_outcome why;
 
 		ds = userstack_repair(st->us, ds, attr, &repaired, &why);
+	} else if (st->cl && attr && attr->type != PERF_TYPE_TRACEPOINT) {
+		callerloss_sample(st->cl, ds, ctx, ds->period);
 	}
 	if (st->sk && (!attr || (attr->sample_type & PERF_SAMPLE_CALLCHAIN))) {
 		/* perf script prints the period of every kind of event but
@@ -1817,6 +1873,8 @@ int stop(void *data, void *ctx)
 		offwake_notes(st);
 	if (st->off && st->us)
 		unwind_notes(st);
+	if (st->cl)
+		callerloss_notes(st);
 	if (st->bad_switch)
 		warn("%" G_GUINT64_FORMAT " " SCHED_SWITCH " samples too short to decode: "
 		     "skipped", st->bad_switch);

@@ -689,6 +689,27 @@ void unwinder_free(struct unwinder *u)
 	g_free(u);
 }
 
+int unwind_keeps_fp(struct unwinder *u, int pid, uint64_t time, uint64_t addr,
+		    const char **path)
+{
+	struct unwind_where w = { 0 };
+	const struct ufile *f;
+	const struct rule *ru;
+	uint64_t vaddr;
+
+	*path = NULL;
+#if !defined(__x86_64__)
+	return -1;
+#endif
+	if (!u->locate(u->data, pid, addr, time, &w))
+		return -1;
+	f = file_of(u, &w);
+	*path = f->path;
+	if (!f->ok || !vaddr_of(f, w.offset, &vaddr) || !(ru = rule_of(u, f, vaddr)))
+		return -1;
+	return ru->fp_frame;
+}
+
 void unwinder_stats(const struct unwinder *u, uint64_t *files, uint64_t *rules)
 {
 	*files = u->nfiles;

@@ -158,6 +158,18 @@ void unwind_cfi(struct unwinder *u, int pid, uint64_t time, const struct unwind_
  */
 void unwind_fp(const uint8_t *dump, size_t size, uint64_t sp, struct unwind_result *res);
 
+/*
+ * Whether the function at addr, the innermost user address of a sample of
+ * process pid at time, keeps its frame pointer at that instruction, as its
+ * unwind tables say (the canonical frame address is rbp + 16): 1 when it
+ * does; 0 when it does not (a leaf without one, or its prologue or
+ * epilogue): a frame-pointer walk from there goes from addr to the caller
+ * of its caller, the caller missing; -1 when unknown (no file, not the
+ * one recorded, no rule: *path then names the file, or is NULL).
+ */
+int unwind_keeps_fp(struct unwinder *u, int pid, uint64_t time, uint64_t addr,
+		    const char **path);
+
 /* Files opened and instruction addresses whose rules were compiled. */
 void unwinder_stats(const struct unwinder *u, uint64_t *files, uint64_t *rules);
 

@@ -223,6 +223,7 @@ void fk_out_row_free(struct fk_out_row *r)
 	g_free(r->on_html);
 	g_free(r->off_html);
 	g_free(r->off_unrepaired_why);
+	g_free(r->on_caller_lost_in);
 	g_free(r);
 }
 

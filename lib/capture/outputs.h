@@ -86,6 +86,12 @@ struct fk_out_row {
 	bool off_has_repair;
 	uint64_t off_repaired_us, off_unrepaired_us;
 	char *off_unrepaired_why;
+	/* on-CPU: the plugin's index.tsv's samples (ns) whose innermost
+	 * function keeps no frame pointer where sampled (its caller missing),
+	 * and the function most of them are in */
+	bool on_has_caller_lost;
+	uint64_t on_caller_lost;
+	char *on_caller_lost_in;
 	double exited;			/* seconds into the window, or < 0 */
 	bool selected;			/* chosen (not a child found later) */
 };

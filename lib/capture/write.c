@@ -359,6 +359,24 @@ static void repair_of(const struct fk_split_index *x, const struct fk_split_row 
 	r->off_unrepaired_why = strcmp(why, "-") ? g_strdup(why) : NULL;
 }
 
+/* The plugin's on-CPU columns of a process's lost callers into r. */
+static void caller_lost_of(const struct fk_split_index *x, const struct fk_split_row *e,
+			   struct fk_out_row *r)
+{
+	const char *lost = fk_split_index_cell(x, e, "caller_lost");
+	const char *in = fk_split_index_cell(x, e, "caller_lost_in");
+	char *end;
+
+	if (!lost || !in)
+		return;
+	errno = 0;
+	r->on_caller_lost = g_ascii_strtoull(lost, &end, 10);
+	if (errno || end == lost || *end)
+		return;
+	r->on_has_caller_lost = true;
+	r->on_caller_lost_in = strcmp(in, "-") ? g_strdup(in) : NULL;
+}
+
 void cap_build_rows(struct session *s, struct fk_split_index *const *x,
 		    struct fk_outdir *const *dirs)
 {
@@ -379,6 +397,7 @@ void cap_build_rows(struct session *s, struct fk_split_index *const *x,
 		r->on_folded = take(s, dirs[0], e, "on", FK_ON_UNIT, r, &r->on_sum);
 		r->on_has_samples = e->has_samples;
 		r->on_samples = e->samples;
+		caller_lost_of(on, e, r);
 	}
 	/* off-CPU: the machine's switches that touched them; keep theirs */
 	for (guint i = 0; off && i < off->rows->len; i++) {
@@ -804,6 +823,46 @@ static void describe_repair(struct session *s, GString *out)
 	}
 }
 
+/*
+ * On-CPU: what share of the CPU time is in stacks whose innermost function
+ * keeps no frame pointer where sampled (libc's leaves): whose caller is
+ * missing there, its time under the caller's caller.  Not repaired (perf
+ * records no stack bytes beside an on-CPU frame-pointer chain), so said.
+ */
+static void describe_caller_lost(struct session *s, GString *out)
+{
+	double lost = 0, all = 0;
+
+	for (guint i = 0; i < s->rows->len; i++) {
+		const struct fk_out_row *r = g_ptr_array_index(s->rows, i);
+
+		if (r->on_has_caller_lost) {
+			lost += (double)r->on_caller_lost;
+			all += fk_count_to_double(r->on_sum.total);
+		}
+	}
+	if (!lost || !all)
+		return;
+	g_string_append_printf(out, "- On-CPU stacks: %.1f%% of the CPU time is in functions "
+			       "that keep no frame pointer where sampled (leaves of libc, "
+			       "most): the function that called each is missing from those "
+			       "stacks, its time under the caller's caller\n",
+			       100.0 * lost / all);
+	for (guint i = 0; i < s->rows->len; i++) {
+		const struct fk_out_row *r = g_ptr_array_index(s->rows, i);
+		double total = fk_count_to_double(r->on_sum.total);
+
+		if (!r->on_has_caller_lost || total <= 0 || (double)r->on_caller_lost * 100 < total)
+			continue;
+		g_string_append(out, "  - ");
+		md(out, r->comm);
+		g_string_append_printf(out, " (%d): %.1f%% of its CPU time, most in ", r->pid,
+				       100.0 * (double)r->on_caller_lost / total);
+		md(out, r->on_caller_lost_in ? r->on_caller_lost_in : "-");
+		g_string_append_c(out, '\n');
+	}
+}
+
 int cap_write_report(struct session *s, GError **err)
 {
 	const struct fk_capture_cfg *c = s->cfg;
@@ -827,6 +886,8 @@ int cap_write_report(struct session *s, GError **err)
 				"and perf's switch records (--switch-events), "
 				"folded by foldkit.so's offcpu mode; counts are microseconds "
 				"off the CPU (sleeping, S, or blocked, D)\n");
+	if (c->on)
+		describe_caller_lost(s, out);
 	if (c->off)
 		describe_repair(s, out);
 	if (c->load) {

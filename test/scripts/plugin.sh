@@ -104,11 +104,13 @@ if plugin "$T/proc.data" pid "split=$T/split" >"$T/out" 2>"$T/err"; then
 	[ "$n" -eq 2 ] || fail "split=: $n profiles, expected 2 (fkwork, fkwork-child)"
 	cat "$T/split"/*.folded | sort >"$T/merged"
 	cmp -s "$T/merged" "$T/pid.folded" || fail "split= files differ from the pid output"
-	head -1 "$T/split/index.tsv" | grep -qx "$(printf 'file\tcomm\tpid\tsamples\tshare\ttotal\tunit')" ||
-		fail "index.tsv header"
+	# on-CPU, the lost callers' columns after unit (oncpu-callerloss.sh)
+	head -1 "$T/split/index.tsv" |
+		grep -qx "$(printf 'file\tcomm\tpid\tsamples\tshare\ttotal\tunit\tcaller_lost\tcaller_lost_in')" ||
+		fail "index.tsv header: $(head -1 "$T/split/index.tsv")"
 	# every row names an existing file, with the comm and pid of its name
 	# cpu-clock: nanoseconds, the total the file's
-	tail -n +2 "$T/split/index.tsv" | while IFS=$'\t' read -r f c p s sh tot u; do
+	tail -n +2 "$T/split/index.tsv" | while IFS=$'\t' read -r f c p s sh tot u _; do
 		[ -f "$T/split/$f" ] || fail "index.tsv names missing $f"
 		[ "$f" = "$c-$p.folded" ] || fail "index.tsv: $f is not $c-$p.folded"
 		[ "$s" -gt 0 ] || fail "index.tsv: $f has no samples"
