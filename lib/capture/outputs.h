@@ -17,8 +17,9 @@
  *	process	pid	exe	on_cpu	on_unit	off_cpu	off_unit	on_folded	on_svg	off_folded	off_svg	on_html	off_html
  *	server	4242	/srv/server	1200000000	ns	5300000	us	on/server-4242.folded	on/server-4242.svg	off/server-4242.folded	off/server-4242.svg	on/server-4242.html	off/server-4242.html
  *
- * A total is "-" when that side was not recorded, 0 when it was but the
- * process has no samples; a file is "-" when it was not written.  The
+ * A total is "-" when that side was not recorded, or its recording failed
+ * (perf died, the fold failed: the total is unknown), 0 when it was
+ * recorded and the process has no samples; a file is "-" when it was not written.  The
  * process and exe cells have control characters, invalid UTF-8 and
  * backslashes escaped as "\xNN" and "\\" (core/textesc.h).
  */

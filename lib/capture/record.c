@@ -528,6 +528,7 @@ void cap_stop_recording(struct session *s)
 			cap_warn(s, "perf record (%s) %s: %s", r->what, why, msg);
 			g_free(why);
 			g_free(msg);
+			r->failed = true;
 		}
 		if (priv_has(s, r->data))
 			say_size(s, r);

@@ -591,6 +591,14 @@ int fk_capture_run(const struct fk_capture_cfg *cfg, struct fk_capture_result *r
 		goto out;
 	cap_list_paths(&s);
 	res->processes = s.rows->len;
+	if (s.on.failed || s.off.failed) {
+		g_set_error(err, FK_ERROR, FK_ERROR_IO, "the %s recording failed (see above): "
+			    "%s unknown, '-' in index.tsv and report.md",
+			    s.on.failed && s.off.failed ? "on- and off-CPU" :
+			    s.on.failed ? "on-CPU" : "off-CPU",
+			    s.on.failed && s.off.failed ? "every total is" : "its totals are");
+		goto out;
+	}
 	if (!any) {
 		g_set_error(err, FK_ERROR, FK_ERROR_IO, "nothing was captured: no process "
 			    "has on- or off-CPU samples");

@@ -5,6 +5,7 @@
  */
 #include "capture/internal.h"
 
+#include "core/mdcode.h"
 #include "core/textesc.h"
 #include "core/count.h"
 #include "core/error.h"
@@ -144,8 +145,9 @@ static int fold_result(struct session *s, struct fold *f, struct fk_split_index 
 		char *log = cap_read_text(s, f->log), **lines = g_strsplit(log, "\n", -1), *why = NULL;
 
 		/* the plugin's "foldkit: no sched:sched_switch samples...",
-		 * "... holds no samples ...": nothing to fold is no failure */
-		for (char **l = lines; ok && *l && !why; l++)
+		 * "... holds no samples ...", with its status 0 or 1: nothing
+		 * to fold is no failure (a perf that died is not folded) */
+		for (char **l = lines; *l && !why; l++)
 			if (g_str_has_prefix(*l, "foldkit: no ") || strstr(*l, " no samples"))
 				why = g_strdup(g_strstrip(*l));
 		if (why) {
@@ -182,7 +184,10 @@ int cap_fold_all(struct session *s, struct fk_split_index **x, struct fk_outdir 
 		x[i] = NULL;
 		dirs[i] = NULL;
 		s->folds[i] = NULL;
-		if (!r->child || fstatat(fk_outdir_fd(s->priv), r->data, &sb, AT_SYMLINK_NOFOLLOW) != 0)
+		/* a recording whose perf died holds part of the window, if
+		 * perf can read it at all: its numbers are unknown, not 0 */
+		if (!r->child || r->failed ||
+		    fstatat(fk_outdir_fd(s->priv), r->data, &sb, AT_SYMLINK_NOFOLLOW) != 0)
 			continue;
 		f = g_new0(struct fold, 1);
 		f->what = r->what;
@@ -228,8 +233,9 @@ static struct fk_out_row *row_for(struct session *s, GHashTable *rows, int pid,
 	t = g_hash_table_lookup(s->procs, GINT_TO_POINTER(pid));
 	r = g_new0(struct fk_out_row, 1);
 	r->pid = pid;
-	r->on = s->cfg->on;
-	r->off = s->cfg->off;
+	/* a side that failed has unknown totals ("-"), never 0 */
+	r->on = s->cfg->on && !s->on.failed;
+	r->off = s->cfg->off && !s->off.failed;
 	r->exited = -1;
 	if (t) {
 		r->comm = g_strdup(t->comm);
@@ -530,7 +536,9 @@ void cap_judge_rows(struct session *s)
 		if (r->on && r->on_sum.total == 0)
 			cap_warn(s, "process %d (%s): no on-CPU samples: it was idle during the window; "
 			     "drive load (--load CMD) or record longer (-d)", r->pid, r->comm);
-		else if (r->off && !r->on && r->off_sum.total == 0)
+		/* (an off-CPU capture's: with the on-CPU one failed, whether
+		 * it ran is unknown) */
+		else if (r->off && !s->cfg->on && r->off_sum.total == 0)
 			cap_warn(s, "process %d (%s): no off-CPU waits: it neither blocked nor "
 			     "was seen to run during the window", r->pid, r->comm);
 		if (unresolved > UNRESOLVED_SHARE) {
@@ -545,7 +553,7 @@ void cap_judge_rows(struct session *s)
 			g_free(name);
 		}
 	}
-	if (s->cfg->off && s->cfg->on) {
+	if (s->cfg->off && s->cfg->on && !s->off.failed && !s->on.failed) {
 		bool ran = false, waited = false;
 
 		for (guint i = 0; i < s->rows->len; i++) {
@@ -891,9 +899,10 @@ int cap_write_report(struct session *s, GError **err)
 	if (c->off)
 		describe_repair(s, out);
 	if (c->load) {
-		g_string_append(out, "- Load: `");
-		md(out, c->load);
-		g_string_append_printf(out, "`, started %g s before the window; its output is "
+		/* a code span: Markdown's escapes would show there literally */
+		g_string_append(out, "- Load: ");
+		fk_md_code(out, c->load, strlen(c->load), false);
+		g_string_append_printf(out, ", started %g s before the window; its output is "
 				       "in [load.log](load.log)\n", c->warmup);
 	}
 	g_string_append(out, "\n| process | pid | on-CPU | off-CPU | files |\n"

@@ -229,7 +229,9 @@ awk -F'\t' -v v=$VICTIM '$2 == v' "$G/index.tsv" | grep -q . || fail "early exit
 # stacks ----
 mkdir "$T/load" && cp "$S" "$T/load/fkserver"
 L=$T/l
-"$FPR" --name fkserver --on --call-graph dwarf -d 3 -o "$L" --load "$T/load/fkserver 0" --warmup 0.5 >"$T/l.out" 2>"$T/l.err"
+# (the load's comment holds what Markdown escapes, and a backtick)
+LOAD="$T/load/fkserver 0 # a|b&c \`x\`"
+"$FPR" --name fkserver --on --call-graph dwarf -d 3 -o "$L" --load "$LOAD" --warmup 0.5 >"$T/l.out" 2>"$T/l.err"
 rc=$?
 [ $rc -eq 0 ] || fail "--load: exit $rc: $(tail -2 "$T/l.err")"
 GOT=$(grep -E "^fp-record:   [0-9]+ fkserver " "$T/l.err" | awk '{ print $2 }' | sort -n | tr '\n' ' ')
@@ -241,6 +243,12 @@ for p in ${WANT#* }; do
 		fail "--call-graph dwarf: worker $p's profile lacks decode_step"
 done
 [ -f "$L/load.log" ] || fail "--load: no load.log"
+# report.md: the command as typed, in a code span fenced by two backticks
+# (it holds one), with a blank inside each fence (it ends in one; CommonMark
+# strips one blank at each end)
+grep -qxF -- "- Load: \`\` $LOAD \`\`, started 0.5 s before the window; its output is in [load.log](load.log)" "$L/report.md" &&
+	echo "ok report.md shows the --load command as typed" ||
+	fail "report.md's --load line: $(grep -- '^- Load' "$L/report.md")"
 no_leftovers "$T/load" "--load"
 no_leftovers "$L" "--load"
 
