@@ -575,10 +575,7 @@ static void frame_names(struct exports *x, const struct perf_frame *f, bool java
 	const struct inline_resolver *ir = x->o.inliner;
 
 	g_string_truncate(x->names, 0);
-	/* locations are kept by address, whatever frame they were: each is
-	 * named at its own address (the folded output names callers at the
-	 * call, address - 1) */
-	if (ir && ir->resolve && ir->resolve(ir->self, f, ir->context, false, x->names))
+	if (ir && ir->resolve && ir->resolve(ir->self, f, ir->context, x->names))
 		return;
 	frame_name_append(x->names, x->o.names, f, java);
 }

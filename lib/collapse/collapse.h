@@ -34,14 +34,11 @@
  * An optional inline resolver (--inline): given a frame of an ELF DSO,
  * appends its ';'-separated names, outermost first (and ":FILE:LINE" after
  * each with context), and returns true; returns false to fall back to the
- * frame's own symbol.  caller: the frame is not the sample's leaf, so its
- * address is a return address, and the call is the instruction before it
- * (it is looked up at address - 1: the line after a call, or the function
- * after a call that never returns, is not where the call was made).
+ * frame's own symbol.
  */
 struct inline_resolver {
 	bool (*resolve)(void *self, const struct perf_frame *f, bool context,
-			bool caller, GString *out);
+			GString *out);
 	void *self;
 	bool context;
 };
@@ -106,16 +103,6 @@ struct fold_table *collapser_table(struct collapser *c);
  * samples), use --event-filter to choose".  Free with g_free().
  */
 char *collapser_event_note(const struct collapser *c);
-
-/*
- * NULL unless include_pid or include_tid met samples without a process id
- * (perf script prints one number, the thread's, unless -F names pid): then
- * a one-line note saying how many, and the perf script -F that prints it.
- * Their root frames are "COMM-?" as stackcollapse-perf.pl writes them (its
- * output is kept byte for byte); every process of one name is one.  Free
- * with g_free().
- */
-char *collapser_pid_note(const struct collapser *c);
 
 /* The stack key of a sample, as collapser_add() would count it (tests). */
 void collapser_stack_key(struct collapser *c, const struct perf_sample *s,
