@@ -3,7 +3,8 @@
 # recording of sched_switch, sched_waking and sched_wakeup_new made here
 # and now of test/workloads/fkstates.c (threads on a CPU, runnable,
 # sleeping and blocked): per workload thread, each of the four times
-# agrees within 1% with `perf sched timehist` on the same recording - its
+# agrees within 1% (or what timehist's microseconds can tell, below) with
+# `perf sched timehist` on the same recording - its
 # run time; its wait time after a switch-out in R (or R+) as runnable;
 # after one in S (or any other state) and in D its sch delay as runnable
 # and the rest as sleeping or blocked - plus the time before the thread's
@@ -172,21 +173,27 @@ NF >= 6 && $2 ~ /^\[[0-9]+\]$/ {
 
 # plugin = timehist + what timehist leaves out, per thread and state:
 # within 1%; where 1% is less than what timehist's truncation of each
-# line's numbers may still leave after its mean is added back (the sum of
-# a line's error each, uniform in half a microsecond either way: 3
-# standard deviations, sqrt(lines / 12) each, and 2 us), within that;
-# and where a run's switch-in is not in the recording, give or take the
-# time from the CPU's switch before (timehist starts the run there, the
-# plugin at the thread's wake-up if later)
+# line's numbers can leave, within that.  Each number a line prints is cut
+# to the microsecond; half a microsecond is added back above, but that is
+# the mean only where the cut-off parts are spread evenly, and a thread
+# whose waits and sch delays all last about the same (the forker's sch
+# delays are 3 or 8 us nearly every time: in one recording of forty, its
+# 414 sleeps came out 71 us short in timehist, 0.17 us a line)
+# keeps a bias: up to half a microsecond a line for a time one number
+# gives (on a CPU, runnable), up to one for a difference of two (sleeping
+# and blocked: wait less sch delay).  That bound, plus 2 us; and where a
+# run's switch-in is not in the recording, give or take the time from the
+# CPU's switch before (timehist starts the run there, the plugin at the
+# thread's wake-up if later)
 if awk 'FILENAME == ARGV[1] { for (k = 0; k < 4; k++) e[$1, k] = $(k + 2) + $(k + 6); unk[$1] = $10; next }
 	FILENAME == ARGV[2] { for (k = 0; k < 4; k++) th[$1, k] = $(k + 2); ln[$1] = $6; next }
 	$1 ~ /^[0-9]+$/ && ($2 in ln) {
 	n++
 	for (k = 0; k < 4; k++) {
 		want = th[$2, k] + e[$2, k]; got = $(k + 4); d = got - want; if (d < 0) d = -d
-		tol = want / 100; r = 3 * sqrt(ln[$2] / 12) + 2; if (tol < r) tol = r
+		tol = want / 100; r = ln[$2] * (k < 2 ? 0.5 : 1) + 2; if (tol < r) tol = r
 		tol += unk[$2]; unknown += unk[$2] / 4
-		if (want > 0 && d / want > worst) worst = d / want
+		if (want > 0 && d / want > worst) { worst = d / want; wk = $3 " " name[k] }
 		if (d > tol) { bad++; printf "  thread %s (%s) %s: plugin %d us, timehist %d + %d us\n", $2, $3, name[k], got, th[$2, k], e[$2, k] }
 		sum_got[k] += got; sum_want[k] += want
 	}
@@ -197,10 +204,10 @@ END {
 		printf "  %s: plugin %d us, timehist %d us\n", name[k], sum_got[k], sum_want[k]
 		if (d > sum_want[k] / 100) bad++
 	}
-	printf "  %d threads; worst per-thread difference %.3f%%; runs whose switch-in perf did not record: %d us\n", n, worst * 100, unknown
+	printf "  %d threads; worst per-thread difference %.3f%% (%s); runs whose switch-in perf did not record: %d us\n", n, worst * 100, wk, unknown
 	exit bad > 0 || n < 4
 }' "$T/edges" "$T/theirs" FS='\t' "$T/st.tsv"; then
-	echo "ok per-thread states agree with perf sched timehist within 1%"
+	echo "ok per-thread states agree with perf sched timehist within 1% (or its microseconds)"
 else fail "states differ from perf sched timehist"; fi
 
 # The off-CPU profiles on the same recording, per workload thread (-tid):
