@@ -31,8 +31,15 @@ PPROF=$ROOT/build/pprof
 [ -x "$PPROF" ] || "$ROOT/test/scripts/pprof.sh" >/dev/null 2>&1 || true
 [ -x "$PPROF" ] || { echo "FAIL: no $PPROF (pprof.sh builds it)" >&2; exit 1; }
 
-perf record -q -e cpu-clock -g -F 999 -o "$T/cpu.data" -- "$W" 600 >/dev/null 2>"$T/rec.err" ||
-	unavailable "perf record -g failed: $(head -3 "$T/rec.err")"
+# The workload runs for a wall-clock time; on a loaded machine it gets a
+# share of a CPU only, so it runs longer until 100 samples are in (the
+# checks below want that many; a quiet machine gives about 1,200 at once)
+for ms in 600 1200 2400 4800 9600; do
+	perf record -q -e cpu-clock -g -F 999 -o "$T/cpu.data" -- "$W" $ms >/dev/null 2>"$T/rec.err" ||
+		unavailable "perf record -g failed: $(head -3 "$T/rec.err")"
+	[ "$(perf script -i "$T/cpu.data" -F time 2>/dev/null | wc -l)" -ge 100 ] && break
+	echo "   (fewer than 100 samples in $ms ms: the machine is busy; recording longer)"
+done
 
 # load FILE...: speedscope's view of the files, in $T/dump
 load() {
