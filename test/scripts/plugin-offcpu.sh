@@ -46,14 +46,40 @@ lost() { perf report -i "$1" --stats 2>/dev/null | grep -c 'LOST'; }
 record() {
 	for try in 1 2 3; do
 		rm -f "$1"
-		perf record -q -m 2M -e sched:sched_switch ${2:-} -a -g -o "$1" -- sleep 0.8 >/dev/null 2>"$T/rec.err" ||
-			perf record -q -e sched:sched_switch ${2:-} -a -g -o "$1" -- sleep 0.8 >/dev/null 2>"$T/rec.err"
+		perf record -q -m 2M -e sched:sched_switch ${2:-} -a -g -o "$1" -- sleep $DUR >/dev/null 2>"$T/rec.err" ||
+			perf record -q -e sched:sched_switch ${2:-} -a -g -o "$1" -- sleep $DUR >/dev/null 2>"$T/rec.err"
 		rc=$?
 		[ $rc -eq 0 ] && [ "$(lost "$1")" != 0 ] || break
 		echo "   (perf lost events in recording $try: $(perf report -i "$1" --stats 2>/dev/null | grep LOST | head -2 | tr -s ' ' | tr '\n' ';'))"
 	done
 }
-record "$T/sw.data"
+# count_waits DATA: the sleeps of sleep-long and sleep-short whose end perf
+# recorded (see below), "LONG SHORT" in $T/nwaits
+count_waits() {
+	perf script -i "$1" -F pid,tid,trace,ip,sym 2>/dev/null |
+		perf_records '^ *-?[0-9]+/-?[0-9]+ ' '^([ \t]+[0-9a-f]+ |[ \t]*$)' | awk -v pid="$wpid" "$AWK_SWITCH"'
+function done() { if (p == pid && st ~ /^[SD]/ && (l || s)) waiting[out] = l ? "l" : "s" }
+/^[ ]*[0-9-]+\/[0-9-]+ / { done(); split($1, a, "/"); p = a[1]; l = s = 0
+	if (!switch_fields($0)) { p = -1; next }
+	st = state; out = prev; in_ = nxt
+	delete waiting[out]	# out again: its last wait had no recorded end
+	if (in_ in waiting) { if (waiting[in_] == "l") nl++; else ns++; delete waiting[in_] }
+	next }
+$2 == "wait_long" { l = 1 } $2 == "wait_short" { s = 1 }
+END { print nl + 0, ns + 0 }' >"$T/nwaits"
+}
+# A loaded machine stretches sleep-short's 9 ms of work (load 70 on two
+# cores: a few cycles in 0.8 s): the recording is made longer until it
+# holds five waits of each, as the check of their lengths below asks
+DUR=0.8
+for DUR in 0.8 1.6 3.2 6.4; do
+	record "$T/sw.data"
+	[ $rc -eq 0 ] || break
+	count_waits "$T/sw.data"
+	read -r nlong nshort <"$T/nwaits"
+	[ "$nlong" -ge 5 ] && [ "$nshort" -ge 5 ] && break
+	echo "   ($nlong and $nshort waits in $DUR s: the machine is busy; recording longer)"
+done
 # the same with perf's switch records (the test at the end), if this
 # perf has them
 swrc=1
@@ -160,17 +186,6 @@ else fail "off-CPU totals differ from perf sched timehist by more than 1%"; fi
 # A loaded machine stretches sleep-short's 9 ms of work, so 0.8 s may hold
 # only a dozen of its cycles: five waits of each are asked for.
 plugin "$T/sw.data" offcpu pid >"$T/sd.folded" 2>/dev/null || fail "offcpu failed"
-perf script -i "$T/sw.data" -F pid,tid,trace,ip,sym 2>/dev/null |
-	perf_records '^ *-?[0-9]+/-?[0-9]+ ' '^([ \t]+[0-9a-f]+ |[ \t]*$)' | awk -v pid="$wpid" "$AWK_SWITCH"'
-function done() { if (p == pid && st ~ /^[SD]/ && (l || s)) waiting[out] = l ? "l" : "s" }
-/^[ ]*[0-9-]+\/[0-9-]+ / { done(); split($1, a, "/"); p = a[1]; l = s = 0
-	if (!switch_fields($0)) { p = -1; next }
-	st = state; out = prev; in_ = nxt
-	delete waiting[out]	# out again: its last wait had no recorded end
-	if (in_ in waiting) { if (waiting[in_] == "l") nl++; else ns++; delete waiting[in_] }
-	next }
-$2 == "wait_long" { l = 1 } $2 == "wait_short" { s = 1 }
-END { print nl + 0, ns + 0 }' >"$T/nwaits"
 read -r nlong nshort <"$T/nwaits"
 long=$(awk -v p="sleep-long-$wpid;" 'index($0, p) == 1 && /;wait_long;/ { s += $NF } END { printf "%.0f\n", s }' "$T/sd.folded")
 short=$(awk -v p="sleep-short-$wpid;" 'index($0, p) == 1 && /;wait_short;/ { s += $NF } END { printf "%.0f\n", s }' "$T/sd.folded")
