@@ -14,7 +14,7 @@
 #include <string.h>
 
 static struct opts {
-	gboolean json, group_threads, no_default_categories, verbose;
+	gboolean json, group_threads, no_default_categories, verbose, kernel_stacks;
 	int top;
 	char *offcpu, *min_share, *unit, *offcpu_unit, *offwake;
 	char **thresholds, **wait_kinds;
@@ -29,6 +29,7 @@ static const GOptionEntry entries[] = {
 	{ "json", 'j', 0, G_OPTION_ARG_NONE, &opts.json, "Write JSON instead of Markdown", NULL },
 	{ "top", 'n', 0, G_OPTION_ARG_INT, &opts.top, "Rows per table (default 15)", "N" },
 	{ "group-threads", 'g', 0, G_OPTION_ARG_NONE, &opts.group_threads, "Merge thread names that differ only in digits", NULL },
+	{ "kernel-stacks", 'k', 0, G_OPTION_ARG_NONE, &opts.kernel_stacks, "Show the kernel's frames in the tables, not its part of a stack summarised", NULL },
 	{ "categories", 'c', 0, G_OPTION_ARG_FILENAME_ARRAY, &opts.categories, "Add or replace categories: NAME<TAB>REGEX lines (repeatable)", "FILE" },
 	{ "no-default-categories", 0, 0, G_OPTION_ARG_NONE, &opts.no_default_categories, "Start from no categories instead of the built-in ones", NULL },
 	{ "threshold", 't', 0, G_OPTION_ARG_STRING_ARRAY, &opts.thresholds, "A rule's threshold: RULE=PERCENT (repeatable)", "RULE=PCT" },
@@ -290,6 +291,7 @@ int main(int argc, char **argv)
 		}
 	o.top = (unsigned)opts.top;
 	o.group_threads = opts.group_threads;
+	o.kernel_stacks = opts.kernel_stacks;
 	o.unit = opts.unit ? opts.unit : o.unit;
 	o.offcpu_unit = opts.offcpu_unit ? opts.offcpu_unit : o.offcpu_unit;
 	o.categories = cats;

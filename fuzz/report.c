@@ -7,13 +7,14 @@
  * 4 is set).  Bits: 1 JSON (else Markdown), 2 --group-threads, 4
  * --offcpu, 8 --no-default-categories, 16 --top 1 (else 1000), 32
  * --min-share 0, 64: the file before "%%" is a --wait-kinds file
- * (waitkind.h) instead.  A categories or wait kinds file the list refuses
+ * (waitkind.h) instead, 128 --kernel-stacks.  A categories or wait kinds file the list refuses
  * ends the input: that is a usage error, not a bug; one that is read must
  * leave the list at most CATEGORY_LIST_MAX long.
  *
  * Checked, beyond memory safety and UB: the profile's counts (self sums to
  * the total less the stacks of a root alone; every inclusive, category,
- * unresolved and truncated count is at most the total; the total is the
+ * unresolved and truncated count is at most the total, a frame's count on
+ * the program's side (uincl) at most its inclusive one; the total is the
  * sum of the counts read); the output is valid UTF-8 holding no control
  * character but the line end; JSON parses (a small strict parser below)
  * and has no '<' or '>' at all; in Markdown every '<' and '>' is inside a
@@ -241,6 +242,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.wait_kinds = wk ? wk : builtin;
 	o.format = opt & 1 ? REPORT_JSON : REPORT_MARKDOWN;
 	o.group_threads = opt & 2;
+	o.kernel_stacks = opt & 128;
 	o.top = opt & 16 ? 1 : 1000;
 	if (opt & 32)
 		o.min_share = 0;
@@ -261,7 +263,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		self += f->self;
 		FUZZ_CHECK(f->incl <= p->total && f->self <= f->incl && f->lock_wait <= f->incl &&
 			   f->calls_lock <= f->lock_wait && f->log_write <= f->incl &&
-			   f->trunc_head <= f->incl, "frame counts out of range");
+			   f->trunc_head <= f->incl && f->uincl <= f->incl,
+			   "frame counts out of range");
 	}
 	FUZZ_CHECK(self + p->root_only == p->total, "self does not sum to the total");
 	for (size_t i = 0; i < p->ncats; i++)

@@ -90,17 +90,36 @@ static void named_row(struct jw *w, guint i, const char *key, const char *s, siz
 	json_share(w, c, total);
 }
 
-static void frame_rows(struct jw *w, const struct report *r, const GPtrArray *v, bool self)
+/* A row's "kernel" field: the words of its summarised kernel part. */
+static void kernel_field(struct jw *w, unsigned kpart)
 {
+	if (!kpart)
+		return;
+	fputs(", \"kernel\": ", w->out);
+	json_cstr(w, profile_kpart_label(kpart));
+}
+
+/* "frame" is the frame, or "[kernel: LABEL]" for a kernel part alone;
+ * "kernel" says the kernel part's words */
+static void frame_rows(struct jw *w, const struct report *r, const GArray *v)
+{
+	GString *name = g_string_new(NULL);
+
 	fputs("[", w->out);
 	for (guint i = 0; i < v->len; i++) {
-		const struct frame_stat *f = g_ptr_array_index(v, i);
-		fk_count c = self ? f->self : f->incl;
+		const struct frame_row *f = &g_array_index(v, struct frame_row, i);
 
-		named_row(w, i, "frame", f->name.s, f->name.len, c, r->p->total);
+		g_string_truncate(name, 0);
+		if (f->f)
+			g_string_append_len(name, f->f->name.s, (gssize)f->f->name.len);
+		else
+			frame_row_name(f, name);
+		named_row(w, i, "frame", name->str, name->len, f->count, r->p->total);
+		kernel_field(w, f->kpart);
 		putc('}', w->out);
 	}
 	end_array(w, v->len);
+	g_string_free(name, TRUE);
 }
 
 static void amount(struct jw *w, fk_count c, fk_count total)
@@ -137,6 +156,7 @@ void report_write_json(FILE *out, const struct report *r, int indent, bool close
 	unsigned top = r->o->top;
 	char pad[16];
 	struct jw w = { out, g_string_new(NULL), pad, true };
+	GString *text;
 	guint n;
 
 	snprintf(pad, sizeof(pad), "%*s", indent > 8 ? 8 : indent, "");
@@ -176,22 +196,29 @@ void report_write_json(FILE *out, const struct report *r, int indent, bool close
 	end_array(&w, n);
 
 	field(&w, "top_paths");
+	text = g_string_new(NULL);
 	putc('[', out);
 	for (guint i = 0; i < r->top_paths->len; i++) {
-		const struct fold_entry *e = g_ptr_array_index(r->top_paths, i);
-		GString *g = g_string_new(NULL);
+		const struct path_row *e = g_ptr_array_index(r->top_paths, i);
 
-		profile_stack_text(profile_stack_key(e), g);
-		named_row(&w, i, "stack", g->str, g->len, e->count[0], p->total);
-		g_string_free(g, TRUE);
+		g_string_truncate(text, 0);
+		g_string_append_len(text, e->root.s, (gssize)e->root.len);
+		if (e->tail.s) {
+			g_string_append_c(text, ';');
+			g_string_append_len(text, e->tail.s, (gssize)e->tail.len);
+		}
+		named_row(&w, i, "stack", text->str, text->len, e->count, p->total);
+		/* its kernel part summarised as its last frame (report.c) */
+		kernel_field(&w, e->kpart);
 		putc('}', out);
 	}
 	end_array(&w, r->top_paths->len);
+	g_string_free(text, TRUE);
 
 	field(&w, "self");
-	frame_rows(&w, r, r->self, true);
+	frame_rows(&w, r, r->self);
 	field(&w, "inclusive");
-	frame_rows(&w, r, r->incl, false);
+	frame_rows(&w, r, r->incl);
 
 	field(&w, "categories");
 	putc('[', out);

@@ -211,17 +211,17 @@ static void hot_paths(struct mw *w)
 	header(w, (const char *[]){ "#", r->o->unit, "Share", "Thread",
 				    "Path (last frames, leaf last)", NULL }, "rrrll");
 	for (guint i = 0; i < r->top_paths->len; i++) {
-		const struct fold_entry *e = g_ptr_array_index(r->top_paths, i);
-		struct stack_key k = profile_stack_key(e);
-		const char *t = k.tail ? k.tail->stack : NULL, *from;
+		const struct path_row *e = g_ptr_array_index(r->top_paths, i);
+		struct fk_str root = e->root, tail = e->tail;
+		const char *t = tail.s, *from;
 		int frames = 0;
 
 		fprintf(w->out, "| %u | ", i + 1);
-		count(w, e->count[0]);
+		count(w, e->count);
 		fputs(" | ", w->out);
-		pct(w, e->count[0], r->p->total);
+		pct(w, e->count, r->p->total);
 		fputs(" | ", w->out);
-		code(w, k.root->stack, k.root->len, true);
+		code(w, root.s, root.len, true);
 		fputs(" | ", w->out);
 		if (!t) {
 			fputs("*(no function)* |\n", w->out);
@@ -230,7 +230,7 @@ static void hot_paths(struct mw *w)
 		/* the last PATH_FRAMES frames, " -> " between them, a run of
 		 * one frame (recursion) as "f ×N" */
 		g_string_truncate(path, 0);
-		from = t + k.tail->len;
+		from = t + tail.len;
 		for (;;) {
 			const char *start = from, *prev;
 			size_t len;
@@ -268,31 +268,34 @@ static void hot_paths(struct mw *w)
 		code(w, path->str, path->len, true);
 		fputs(" |\n", w->out);
 	}
-	more(w, r->top_paths->len, r->p->nstacks, "stacks");
+	more(w, r->top_paths->len, r->npaths, "stacks");
 	g_string_free(path, TRUE);
 }
 
 static void functions(struct mw *w, bool self)
 {
 	const struct report *r = w->r;
-	const GPtrArray *v = self ? r->self : r->incl;
+	const GArray *v = self ? r->self : r->incl;
+	GString *name = g_string_new(NULL);
 
 	fputs(self ? "\n## Self: functions at the leaf\n\n"
 		   : "\n## Inclusive: functions on the stack\n\n", w->out);
 	header(w, (const char *[]){ "Function", r->o->unit, "Share", NULL }, "lrr");
 	for (guint i = 0; i < v->len; i++) {
-		const struct frame_stat *f = g_ptr_array_index(v, i);
-		fk_count c = self ? f->self : f->incl;
+		const struct frame_row *f = &g_array_index(v, struct frame_row, i);
 
+		g_string_truncate(name, 0);
+		frame_row_name(f, name);
 		fputs("| ", w->out);
-		code(w, f->name.s, f->name.len, true);
+		code(w, name->str, name->len, true);
 		fputs(" | ", w->out);
-		count(w, c);
+		count(w, f->count);
 		fputs(" | ", w->out);
-		pct(w, c, r->p->total);
+		pct(w, f->count, r->p->total);
 		fputs(" |\n", w->out);
 	}
 	more(w, v->len, v->len, "functions");
+	g_string_free(name, TRUE);
 }
 
 static void categories(struct mw *w)

@@ -45,6 +45,30 @@ struct thread_row {
 	uint32_t members;	/* root frames merged in it */
 };
 
+/*
+ * A row of the self or inclusive table.  kpart (profile.h) set: the
+ * kernel's part of stacks, summarised: in the self table the kernel's
+ * part below f (the last frame before the kernel was entered), which a
+ * kernel leaf is charged to; in the inclusive table every stack with such
+ * a kernel part (f NULL).  Written "f -> [kernel: LABEL]", "[kernel: LABEL]".
+ */
+struct frame_row {
+	const struct frame_stat *f;
+	fk_count count;
+	uint8_t kpart;
+};
+
+/*
+ * A row of the hot paths: a stack as read, or its text with its kernel
+ * part summarised as a last frame "[kernel: LABEL]" (kpart set), split
+ * into its root and the rest (tail.s NULL: a root alone).
+ */
+struct path_row {
+	struct fk_str root, tail;
+	fk_count count;
+	uint8_t kpart;
+};
+
 /* A frame wide in both profiles. */
 struct contention_row {
 	const struct frame_stat *on, *off;
@@ -89,8 +113,13 @@ struct report {
 	const struct report_opts *o;
 	struct profile *p, *off;	/* the input's; off: NULL without --offcpu */
 	GArray *threads;		/* struct thread_row, heaviest first */
-	GPtrArray *top_paths;		/* p->stacks' entries, heaviest first */
-	GPtrArray *self, *incl;		/* struct frame_stat *, heaviest first */
+	/* the heaviest stacks, their kernel parts summarised (the stacks
+	   so made alike are one row), heaviest first; npaths: how many
+	   rows there are in all */
+	GPtrArray *top_paths;		/* struct path_row *, owned */
+	size_t npaths;
+	struct fold_table *paths;	/* private: the summarised stacks */
+	GArray *self, *incl;		/* struct frame_row, heaviest first */
 	GArray *cats;			/* size_t category indexes, heaviest first */
 	GArray *contention;		/* struct contention_row, by the smaller share */
 	GPtrArray *findings;		/* struct finding *, most important first */
@@ -164,6 +193,10 @@ int report_write_fc(FILE *out, const struct report_source *on,
  */
 void report_write_markdown(FILE *out, const struct report *r, bool part);
 void report_write_json(FILE *out, const struct report *r, int indent, bool close);
+
+/* The name of a table row: "f", "f -> [kernel: LABEL]" or
+ * "[kernel: LABEL]", appended to g. */
+void frame_row_name(const struct frame_row *row, GString *g);
 
 /* c formatted exactly (fk_count_format) into buf (FK_COUNT_BUFSZ bytes) */
 const char *count_str(fk_count c, char *buf);

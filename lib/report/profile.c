@@ -70,6 +70,42 @@ static bool is_program(const struct frame_stat *f)
 	return !(f->classes & FRAME_SYSTEM) && f->wait == WAIT_NONE;
 }
 
+static bool has_prefix(const char *s, size_t len, const char *p)
+{
+	size_t n = strlen(p);
+
+	return len >= n && memcmp(s, p, n) == 0;
+}
+
+/* How the kernel was entered at frame f (a FRAME_KENTRY one). */
+static uint8_t entry_kpart(const struct frame_stat *f)
+{
+	static const struct { const char *prefix; uint8_t kpart; } entries[] = {
+		{ "entry_SYSCALL", KPART_SYSCALL }, { "entry_SYSENTER", KPART_SYSCALL },
+		{ "entry_INT80", KPART_SYSCALL }, { "do_syscall_64", KPART_SYSCALL },
+		{ "el0_svc", KPART_SYSCALL }, { "asm_exc_page_fault", KPART_FAULT },
+		{ "el0_da", KPART_FAULT }, { "el0_ia", KPART_FAULT },
+		{ "asm_sysvec_", KPART_INTERRUPT }, { "asm_common_interrupt", KPART_INTERRUPT },
+		{ "el0_interrupt", KPART_INTERRUPT }, { "el0_irq", KPART_INTERRUPT },
+		{ "el1_interrupt", KPART_INTERRUPT }, { "el1_irq", KPART_INTERRUPT },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(entries); i++)
+		if (has_prefix(f->name.s, f->name.len, entries[i].prefix))
+			return entries[i].kpart;
+	return KPART_ENTRY;
+}
+
+const char *profile_kpart_label(unsigned kpart)
+{
+	static const char *const labels[] = { NULL, "system call", "page fault", "interrupt",
+					      "kernel" };
+
+	if (kpart >= KPART_WAIT)
+		return wait_kind_label((enum wait_kind)(kpart - KPART_WAIT));
+	return labels[kpart];
+}
+
 /* Fills t's kernel, site, kind, hidden and lost (profile.h).  A library's
  * frame without a symbol at the leaf (the vDSO's, a libc function's)
  * hides the library's code, not the program's. */
@@ -103,6 +139,15 @@ static void where(const struct profile *p, struct profile_tail *t)
 			if (unresolved_last != TAIL_NONE)
 				unresolved_after = true;
 		}
+	}
+	t->kpart = KPART_NONE;
+	if (t->kernel > 0 && t->kernel < t->n) {
+		t->kpart = entry_kpart(profile_tail_frame(p, t, t->kernel));
+		for (uint32_t i = t->kernel; i < t->n; i++)
+			if (profile_tail_frame(p, t, i)->classes & FRAME_SCHED) {
+				t->kpart = (uint8_t)(KPART_WAIT + t->kind);
+				break;
+			}
 	}
 	t->hidden = unresolved_after || (first_prog == TAIL_NONE && unresolved_any);
 	/* lost: no entry, unless only library frames (a start routine) come
@@ -177,6 +222,20 @@ static void count_tail(struct fold_entry *e, void *data)
 		frame_at(p, t.first + first_log)->log_write += c;
 	}
 	where(p, &t);
+	{
+		/* the program's side: every frame but a summarised kernel part */
+		uint32_t end = t.kpart ? t.kernel : t.n;
+		uint64_t s3 = ++b->serial;
+
+		for (uint32_t i = 0; i < end; i++) {
+			struct frame_stat *f = frame_at(p, t.first + i);
+
+			if (f->mark != s3) {
+				f->mark = s3;
+				f->uincl += c;
+			}
+		}
+	}
 	if (t.hidden)
 		p->hidden += c;
 	if (t.lost)

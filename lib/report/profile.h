@@ -34,7 +34,10 @@
  *    C in calls_lock (once): it calls the lock;
  *  - if a FRAME_LOG frame has a FRAME_WRITE frame beyond it, the first
  *    such logging frame gets C in log_write;
- *  - if a frame is FRAME_ALLOC, C goes to alloc.
+ *  - if a frame is FRAME_ALLOC, C goes to alloc;
+ *  - every distinct frame name of its program's side (the frames before
+ *    its kernel part when that is summarised, see kpart below; all of
+ *    them when not) gets C in uincl, once.
  * So self sums to total - root_only, and every incl is at most total.
  *
  * Memory grows with the distinct roots, tails and stacks, never with the
@@ -60,6 +63,7 @@ struct frame_stat {
 	struct fk_str name;	/* into the profile's stacks */
 	fk_count self, incl, lock_wait, trunc_head, log_write;
 	fk_count calls_lock;	/* stacks where a lock wait comes just after it */
+	fk_count uincl;		/* incl without summarised kernel parts */
 	unsigned classes;	/* FRAME_* (classify.h) */
 	uint8_t wait;		/* its enum wait_kind (waitkind.h) */
 	uint32_t id;		/* index in profile.frames */
@@ -81,15 +85,38 @@ struct frame_stat {
  * are missing (no thread entry, and not a library's frame alone before
  * the program's: a thread's start routine in a library without frame
  * pointers loses nothing of the program).
+ *
+ * kpart: how fold-report's tables summarise its kernel part (frames
+ * kernel..n-1), so that they show the program's stack and what the
+ * kernel did for it in one word ("... -> __lll_lock_wait -> [kernel:
+ * lock wait]") instead of the kernel's entry and scheduler frames, and a
+ * kernel leaf (a sampling artefact such as _raw_spin_unlock_irqrestore
+ * where interrupts are enabled again) is charged to the call the program
+ * made: KPART_NONE when there is no kernel part or nothing before it (a
+ * kernel thread's stack is all the kernel's, and kept whole); KPART_WAIT
+ * + kind when a FRAME_SCHED frame in it says the thread was switched out
+ * (or was being switched) there; else how the kernel was entered.
  */
 #define TAIL_NONE UINT32_MAX
+enum {
+	KPART_NONE,
+	KPART_SYSCALL,		/* "system call": entry_SYSCALL_64, do_syscall_64 */
+	KPART_FAULT,		/* "page fault": asm_exc_page_fault */
+	KPART_INTERRUPT,	/* "interrupt": asm_sysvec_*, asm_common_interrupt */
+	KPART_ENTRY,		/* "kernel": another entry (an exception, a trap) */
+	KPART_WAIT,		/* + enum wait_kind: wait_kind_label() */
+};
 struct profile_tail {
 	fk_count count;
 	uint32_t first, n;
 	uint32_t site, kernel;
-	uint8_t kind;
+	uint8_t kind, kpart;
 	bool hidden, lost;
 };
+
+/* The words for a kpart: "system call", "lock wait", ... (NULL for
+ * KPART_NONE) */
+const char *profile_kpart_label(unsigned kpart);
 
 /* A distinct stack: the key of p->stacks' entries (root;tail). */
 struct stack_key {

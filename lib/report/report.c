@@ -265,28 +265,255 @@ static int rank_count(fk_count a, fk_count b)
 	return a > b ? -1 : a < b;
 }
 
-static int rank_stack(const void *a, const void *b)
+/* the text of a row's stack, "ROOT;TAIL", compared bytewise (a piece
+ * at a time, as profile_stack_cmp() does) */
+static int rank_path(const void *a, const void *b)
 {
-	const struct fold_entry *x = a, *y = b;
-	int c = rank_count(x->count[0], y->count[0]);
+	const struct path_row *x = a, *y = b;
+	struct fk_str px[3] = { x->root, { ";", 1 }, x->tail };
+	struct fk_str py[3] = { y->root, { ";", 1 }, y->tail };
+	int nx = x->tail.s ? 3 : 1, ny = y->tail.s ? 3 : 1, i = 0, j = 0;
+	size_t oi = 0, oj = 0;
+	int c = rank_count(x->count, y->count);
 
-	return c ? c : profile_stack_cmp(profile_stack_key(x), profile_stack_key(y));
+	if (c)
+		return c;
+	while (i < nx && j < ny) {
+		size_t n = MIN(px[i].len - oi, py[j].len - oj);
+
+		if (n && (c = memcmp(px[i].s + oi, py[j].s + oj, n)))
+			return c;
+		oi += n;
+		oj += n;
+		if (oi == px[i].len)
+			i++, oi = 0;
+		if (oj == py[j].len)
+			j++, oj = 0;
+	}
+	return (i < nx) - (j < ny);
 }
 
-static int rank_self(const void *a, const void *b)
+void frame_row_name(const struct frame_row *row, GString *g)
 {
-	const struct frame_stat *x = a, *y = b;
-	int c = rank_count(x->self, y->self);
-
-	return c ? c : fk_str_cmp(x->name, y->name);
+	if (row->f)
+		g_string_append_len(g, row->f->name.s, (gssize)row->f->name.len);
+	if (row->kpart)
+		g_string_append_printf(g, "%s[kernel: %s]", row->f ? " -> " : "",
+				       profile_kpart_label(row->kpart));
 }
 
-static int rank_incl(const void *a, const void *b)
+/* a row's name compared with another's, bytewise as frame_row_name()
+ * writes them (only for rows of equal counts: it allocates) */
+static int rank_row(const void *a, const void *b)
 {
-	const struct frame_stat *x = a, *y = b;
-	int c = rank_count(x->incl, y->incl);
+	const struct frame_row *x = a, *y = b;
+	int c = rank_count(x->count, y->count);
+	GString *gx, *gy;
 
-	return c ? c : fk_str_cmp(x->name, y->name);
+	if (c)
+		return c;
+	if (!x->kpart && !y->kpart)
+		return fk_str_cmp(x->f->name, y->f->name);
+	gx = g_string_new(NULL);
+	gy = g_string_new(NULL);
+	frame_row_name(x, gx);
+	frame_row_name(y, gy);
+	c = fk_str_cmp((struct fk_str){ gx->str, gx->len }, (struct fk_str){ gy->str, gy->len });
+	g_string_free(gx, TRUE);
+	g_string_free(gy, TRUE);
+	return c;
+}
+
+/* A tail's kernel part as the tables show it (KPART_NONE: in full). */
+static uint8_t kpart_of(const struct report *r, const struct profile_tail *t)
+{
+	return !t || r->o->kernel_stacks ? KPART_NONE : t->kpart;
+}
+
+struct path_build {
+	struct report *r;
+	GString *g;
+	struct top raw;		/* stacks kept whole, as path rows */
+	size_t nraw;
+};
+
+/* top_offer() of an item the top owns: one pushed out, or not taken, is
+ * freed with g_free(). */
+static void top_offer_owned(struct top *t, void *item)
+{
+	void *out;
+
+	if (t->v->len < t->k) {
+		top_offer(t, item);
+	} else if (t->k > 0 && t->rank(item, g_ptr_array_index(t->v, 0)) < 0) {
+		out = g_ptr_array_index(t->v, 0);	/* the lowest kept */
+		top_offer(t, item);
+		g_free(out);
+	} else {
+		g_free(item);
+	}
+}
+
+/* A stack as read, as a path row (g_free()). */
+static struct path_row *raw_row(struct stack_key k, fk_count count)
+{
+	struct path_row *row = g_new0(struct path_row, 1);
+
+	row->root = (struct fk_str){ k.root->stack, k.root->len };
+	if (k.tail)
+		row->tail = (struct fk_str){ k.tail->stack, k.tail->len };
+	row->count = count;
+	return row;
+}
+
+/*
+ * A stack with a kernel part to summarise goes to r->paths by its text
+ * with the part as a frame "[kernel: LABEL]"; one kept whole is offered
+ * to the top as it is, without copying its text (most stacks, in a
+ * profile without kernel frames).
+ */
+static void add_path(struct fold_entry *e, void *data)
+{
+	struct path_build *pb = data;
+	const struct report *r = pb->r;
+	struct stack_key k = profile_stack_key(e);
+	const struct profile_tail *t = profile_tail_of(r->p, k);
+	uint8_t kp = kpart_of(r, t);
+	struct path_row probe;
+
+	if (!kp) {
+		/* a row only when it could be in the top (rows are few) */
+		pb->nraw++;
+		probe = (struct path_row){ { k.root->stack, k.root->len },
+					   { k.tail ? k.tail->stack : NULL, k.tail ? k.tail->len : 0 },
+					   e->count[0], 0 };
+		if (pb->raw.k > 0 && (pb->raw.v->len < pb->raw.k ||
+				      rank_path(&probe, g_ptr_array_index(pb->raw.v, 0)) < 0))
+			top_offer_owned(&pb->raw, raw_row(k, e->count[0]));
+		return;
+	}
+	g_string_truncate(pb->g, 0);
+	g_string_append_len(pb->g, k.root->stack, (gssize)k.root->len);
+	for (uint32_t i = 0; i < t->kernel; i++) {
+		const struct frame_stat *f = profile_tail_frame(r->p, t, i);
+
+		g_string_append_c(pb->g, ';');
+		g_string_append_len(pb->g, f->name.s, (gssize)f->name.len);
+	}
+	g_string_append_printf(pb->g, ";[kernel: %s]", profile_kpart_label(kp));
+	/* count[1]: the kernel part's kpart, for the JSON's "kernel" */
+	e = fold_table_add2(r->paths, pb->g->str, pb->g->len, e->count[0], 0);
+	e->count[1] = kp;
+}
+
+static void offer_summarised(struct fold_entry *e, void *data)
+{
+	struct top *t = data;
+	struct path_row *row = g_new0(struct path_row, 1);
+	const char *semi = memchr(e->stack, ';', e->len);	/* there is one */
+
+	row->root = (struct fk_str){ e->stack, (size_t)(semi - e->stack) };
+	row->tail = (struct fk_str){ semi + 1, e->len - (size_t)(semi - e->stack) - 1 };
+	row->count = e->count[0];
+	row->kpart = (uint8_t)e->count[1];
+	top_offer_owned(t, row);
+}
+
+/* The hot paths: the top of both kinds of rows. */
+static void hot_paths(struct report *r)
+{
+	struct path_build pb = { r, g_string_new(NULL), { g_ptr_array_new(), r->o->top, rank_path },
+				 0 };
+	struct top sum = { g_ptr_array_new(), r->o->top, rank_path };
+
+	r->paths = fold_table_new();
+	fold_table_foreach(r->p->stacks, add_path, &pb);
+	fold_table_foreach(r->paths, offer_summarised, &sum);
+	r->npaths = pb.nraw + fold_table_size(r->paths);
+	r->top_paths = g_ptr_array_new_with_free_func(g_free);
+	for (guint i = 0; i < pb.raw.v->len; i++)
+		g_ptr_array_add(r->top_paths, g_ptr_array_index(pb.raw.v, i));
+	for (guint i = 0; i < sum.v->len; i++)
+		g_ptr_array_add(r->top_paths, g_ptr_array_index(sum.v, i));
+	sort_rank = rank_path;
+	if (r->top_paths->len > 1)
+		qsort(r->top_paths->pdata, r->top_paths->len, sizeof(void *), cmp_ranked);
+	if (r->top_paths->len > r->o->top)
+		g_ptr_array_set_size(r->top_paths, (gint)r->o->top);
+	g_ptr_array_free(pb.raw.v, TRUE);
+	g_ptr_array_free(sum.v, TRUE);
+	g_string_free(pb.g, TRUE);
+}
+
+/* The top of rows (struct frame_row) by rank_row into a new array; with
+ * positive, only rows with a count above 0. */
+static GArray *top_rows(GArray *rows, unsigned k, bool positive)
+{
+	GArray *out = g_array_new(FALSE, FALSE, sizeof(struct frame_row));
+	struct top t = { g_ptr_array_new(), k, rank_row };
+
+	for (guint i = 0; i < rows->len; i++)
+		if (!positive || g_array_index(rows, struct frame_row, i).count > 0)
+			top_offer(&t, &g_array_index(rows, struct frame_row, i));
+	top_sort(&t);
+	for (guint i = 0; i < t.v->len; i++)
+		g_array_append_vals(out, g_ptr_array_index(t.v, i), 1);
+	g_ptr_array_free(t.v, TRUE);
+	return out;
+}
+
+/*
+ * The self and inclusive tables: a stack's leaf, or with its kernel part
+ * summarised the frame before it with the kernel's part (a kernel leaf is
+ * charged to the call the program made); frames by their inclusive count
+ * on the program's side (uincl) and each kind of kernel part as a row.
+ */
+static void function_tables(struct report *r)
+{
+	const struct profile *p = r->p;
+	GArray *self = g_array_new(FALSE, FALSE, sizeof(struct frame_row));
+	GArray *incl = g_array_new(FALSE, FALSE, sizeof(struct frame_row));
+	GHashTable *at = g_hash_table_new(g_int64_hash, g_int64_equal);
+	gint64 *keys = g_new(gint64, p->tails->len + 1);
+	fk_count kparts[KPART_WAIT + WAIT_NKINDS] = { 0 };
+
+	for (guint i = 0; i < p->tails->len; i++) {
+		const struct profile_tail *t = &g_array_index(p->tails, struct profile_tail, i);
+		uint8_t kp = kpart_of(r, t);
+		const struct frame_stat *f = profile_tail_frame(p, t, kp ? t->kernel - 1 : t->n - 1);
+		gpointer v;
+
+		keys[i] = (gint64)f->id << 8 | kp;
+		if ((v = g_hash_table_lookup(at, &keys[i]))) {
+			g_array_index(self, struct frame_row, GPOINTER_TO_UINT(v) - 1).count += t->count;
+		} else {
+			struct frame_row row = { f, t->count, kp };
+
+			g_array_append_val(self, row);
+			g_hash_table_insert(at, &keys[i], GUINT_TO_POINTER(self->len));
+		}
+		kparts[kp] += t->count;
+	}
+	for (guint i = 0; i < p->frames->len; i++) {
+		const struct frame_stat *f = g_ptr_array_index(p->frames, i);
+		struct frame_row row = { f, r->o->kernel_stacks ? f->incl : f->uincl, KPART_NONE };
+
+		/* a frame of summarised kernel parts only is in their rows */
+		if (r->o->kernel_stacks || f->uincl > 0 || f->incl == 0)
+			g_array_append_val(incl, row);
+	}
+	for (uint8_t kp = 1; kp < G_N_ELEMENTS(kparts); kp++)
+		if (kparts[kp] > 0) {
+			struct frame_row row = { NULL, kparts[kp], kp };
+
+			g_array_append_val(incl, row);
+		}
+	r->self = top_rows(self, r->o->top, true);	/* leaves with a count */
+	r->incl = top_rows(incl, r->o->top, false);
+	g_array_free(self, TRUE);
+	g_array_free(incl, TRUE);
+	g_hash_table_destroy(at);
+	g_free(keys);
 }
 
 static int rank_thread(const void *a, const void *b)
@@ -295,11 +522,6 @@ static int rank_thread(const void *a, const void *b)
 	int c = rank_count(x->count, y->count);
 
 	return c ? c : fk_str_cmp(x->name, y->name);
-}
-
-static void offer_stack(struct fold_entry *e, void *data)
-{
-	top_offer(data, e);
 }
 
 /* "mt-worker-12" -> "mt-worker-*": each run of digits becomes '*' */
@@ -408,8 +630,10 @@ static void find_contention(struct report *r)
 		/* the program's frames: a table of the kernel's and libc's
 		   (schedule, do_syscall_64, futex_wait) says nothing */
 		if ((on->classes & (FRAME_ENTRY | FRAME_SYSTEM)) || on->wait != WAIT_NONE ||
+		    on->uincl == 0 ||	/* the kernel's, whatever its name (do_futex) */
 		    !share_at_least(on->incl, r->p->total, o->min_share) ||
 		    !(off = profile_frame(r->off, on->name.s, on->name.len)) ||
+		    off->uincl == 0 ||
 		    !share_at_least(off->incl, r->off->total, o->min_share))
 			continue;
 		row.on = on;
@@ -427,7 +651,6 @@ static struct report_priv *model_new(const struct report_input *in,
 	struct report_priv *rp = g_new0(struct report_priv, 1);
 	struct report *r = &rp->r;
 	struct thread_build tb = { rp, g_string_new(NULL), NULL, false };
-	struct top ts, self, incl;
 	struct cat_sort cs;
 
 	r->in = in;
@@ -450,20 +673,8 @@ static struct report_priv *model_new(const struct report_input *in,
 		g_hash_table_destroy(tb.emitted);
 	g_string_free(tb.key, TRUE);
 
-	ts = (struct top){ r->top_paths = g_ptr_array_new(), o->top, rank_stack };
-	fold_table_foreach(r->p->stacks, offer_stack, &ts);
-	top_sort(&ts);
-	self = (struct top){ r->self = g_ptr_array_new(), o->top, rank_self };
-	incl = (struct top){ r->incl = g_ptr_array_new(), o->top, rank_incl };
-	for (guint i = 0; i < r->p->frames->len; i++) {
-		struct frame_stat *f = g_ptr_array_index(r->p->frames, i);
-
-		if (f->self > 0)
-			top_offer(&self, f);
-		top_offer(&incl, f);
-	}
-	top_sort(&self);
-	top_sort(&incl);
+	hot_paths(r);
+	function_tables(r);
 
 	r->cats = g_array_new(FALSE, FALSE, sizeof(size_t));
 	for (size_t i = 0; i < r->p->ncats; i++)
@@ -484,9 +695,10 @@ static void model_free(struct report_priv *rp)
 	struct report *r = &rp->r;
 
 	g_array_free(r->threads, TRUE);
-	g_ptr_array_free(r->top_paths, TRUE);
-	g_ptr_array_free(r->self, TRUE);
-	g_ptr_array_free(r->incl, TRUE);
+	g_ptr_array_free(r->top_paths, TRUE);	/* frees the rows */
+	fold_table_free(r->paths);
+	g_array_free(r->self, TRUE);
+	g_array_free(r->incl, TRUE);
 	g_array_free(r->cats, TRUE);
 	g_array_free(r->contention, TRUE);
 	g_ptr_array_free(r->findings, TRUE);

@@ -52,6 +52,9 @@ struct report_opts {
 	const struct category_list *categories;
 	const struct wait_kinds *wait_kinds;	/* NULL: the built-in table */
 	enum report_format format;
+	/* tables with every kernel frame, not the kernel's part of a stack
+	   summarised by what it is (profile.h's kpart) */
+	bool kernel_stacks;
 	/* --offwake: who released the locks (report/holders.h), written
 	 * after the whole profile's report; NULL: no such section */
 	const struct holders *holders;

@@ -217,6 +217,11 @@ static const char *const texts[WAIT_NKINDS] = {
 	"waiting for something unrecognised",
 };
 
+static const char *const labels[WAIT_NKINDS] = {
+	"wait", "lock wait", "condition wait", "I/O wait", "sleep", "disk wait",
+	"page fault", "runnable", "wait",
+};
+
 struct rule {
 	struct frame_matcher *m;
 	enum wait_kind kind;
@@ -236,6 +241,11 @@ const char *wait_kind_name(enum wait_kind k)
 const char *wait_kind_text(enum wait_kind k)
 {
 	return (unsigned)k < WAIT_NKINDS ? texts[k] : texts[WAIT_OTHER];
+}
+
+const char *wait_kind_label(enum wait_kind k)
+{
+	return (unsigned)k < WAIT_NKINDS ? labels[k] : labels[WAIT_OTHER];
 }
 
 int wait_kind_parse(const char *s, size_t len)

@@ -65,6 +65,12 @@ const char *wait_kind_name(enum wait_kind k);
 /* What a kind's waits are, for a finding: "waiting for a lock", ... */
 const char *wait_kind_text(enum wait_kind k);
 
+/* The kernel's part of a stack switched out for a kind, as fold-report's
+ * tables summarise it ("[kernel: lock wait]"): "lock wait", "condition
+ * wait", "I/O wait", "sleep", "disk wait", "page fault", "runnable",
+ * "wait" (WAIT_OTHER and WAIT_NONE). */
+const char *wait_kind_label(enum wait_kind k);
+
 /* A kind by its name; -1 if none is (any bytes). */
 int wait_kind_parse(const char *s, size_t len);
 

@@ -21,7 +21,10 @@
 #  - nothing false: the only lock finding is Book::apply's, idle threads
 #    and condition waits are never a lock, units are ns on-CPU and us
 #    off-CPU, never samples; the summary counts 3 processes and each
-#    process's threads.
+#    process's threads;
+#  - the tables show no kernel entry or scheduler frame (do_syscall_64,
+#    schedule, do_futex, _raw_spin_unlock_irqrestore): the kernel's part
+#    of each stack is summarised.
 # Exit 0 pass, 1 fail, 77 skip (not root, no perf, no python3).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -232,6 +235,21 @@ for sec in report["processes"]:
     p = procs[pid]
     found = expect(sec, p["on"], p["off"], pid)
     check_required(sec["process"], found, p["on"], p["off"])
+# the tables: the kernel's entry and scheduler frames summarised, never
+# rows (report-kernel-parts.sh checks the summary's numbers)
+KFRAME = re.compile(r"^(do_syscall_64|entry_SYSCALL_64\w*|schedule|__schedule|finish_task_switch.*|do_futex|futex_wait|futex_do_wait|_raw_spin_unlock_irqrestore)$")
+for sec in [report] + report["processes"]:
+    where = sec["process"]
+    for c in sec["contention"] or []:
+        if KFRAME.match(c["frame"]):
+            bad("%s: contention row %s" % (where, c["frame"]))
+    for r in sec["self"] + sec["inclusive"]:
+        if KFRAME.match(r["frame"]):
+            bad("%s: a kernel frame as a self or inclusive row: %s" % (where, r["frame"]))
+    for r in sec["top_paths"]:	# (a stack all the kernel's stays whole)
+        frames = r["stack"].split(";")
+        if any(x.startswith("ledger::") for x in frames) and any(KFRAME.match(x) for x in frames):
+            bad("%s: a hot path with the kernel's frames: %s" % (where, r["stack"]))
 text = open(md).read()
 if re.search(r"\bsamples\b", text.split("## Threads")[0]):
     bad("the Markdown says samples")
