@@ -11,9 +11,10 @@
 #  - with -- COMMAND, the children started later are recorded too, and the
 #    on-CPU totals agree with the CPU time the kernel accounted (rusage)
 #    within a few percent;
-#  - the documented messages for: no match, perf missing, another user's
-#    process and a user without perf permissions (setpriv), a process
-#    exiting during the window, an idle process, a stripped binary;
+#  - the documented messages for: no match, perf missing, a process
+#    exiting during the window, an idle process, a stripped binary (those
+#    for another user's process and a user without perf permissions are
+#    fp-record-unprivileged.sh's);
 #  - Ctrl-C ends the window and still folds; the load generator's process
 #    group is stopped; no perf, load or temporary file is left behind.
 set -u
@@ -41,34 +42,6 @@ S=$T/fkserver
 cc -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -pthread -o "$S" \
 	"$ROOT/test/workloads/fkserver.c" || { echo "cannot build fkserver" >&2; exit 1; }
 
-# procs_of EXE: the pids whose /proc/PID/exe is EXE, ascending
-procs_of() {
-	local d
-	for d in /proc/[0-9]*; do
-		[ "$(readlink "$d/exe" 2>/dev/null)" = "$1" ] && echo "${d#/proc/}"
-	done | sort -n
-}
-# wait_server EXE: until EXE runs as three processes of five threads each
-wait_server() {
-	local i p n
-	for i in $(seq 200); do
-		n=0
-		for p in $(procs_of "$1"); do
-			[ "$(ls "/proc/$p/task" 2>/dev/null | wc -l)" -eq 5 ] && n=$((n + 1))
-		done
-		[ $n -eq 3 ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
-# no_leftovers DIR NAME: no process names DIR, and DIR holds no temporary file
-no_leftovers() {
-	local left
-	left=$(pgrep -af -- "$1" | grep -v pgrep)
-	[ -z "$left" ] || fail "$2: processes left behind: $left"
-	[ -z "$(ls -A "$1" 2>/dev/null | grep -e '^\.fp-record' -e '\.tmp$')" ] ||
-		fail "$2: temporary files left behind: $(ls -A "$1")"
-}
 # col FILE NAME: the column named NAME of index.tsv, "pid value" per line
 col() {
 	awk -F'\t' -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next }
@@ -294,48 +267,7 @@ grep -q "fold-report is not available" "$T/idle/report.md" && grep -q "fold-repo
 grep -q "fold2svg was not found" "$T/idle.err" || fail "without fold2svg: no word of it"
 no_leftovers "$T/idle" "idle"
 
-# ---- 7. permissions, as an unprivileged user ----
-paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
-if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
-	NB=(setpriv --reuid=65534 --regid=65534 --clear-groups)
-	mkdir -m 777 "$T/nob"
-	cp "$S" "$T/nob/fkserver"
-	# root's process: refused before perf runs
-	"${NB[@]}" "$FPR" --pid "$IDLE" -d 1 -o "$T/nob/o1" >/dev/null 2>"$T/nob1.err"
-	rc=$?
-	[ $rc -eq 1 ] && grep -q "process $IDLE (sleep) belongs to another user: run fp-record as root (sudo)" "$T/nob1.err" &&
-		echo "ok another user's process: refused, with the fix" ||
-		fail "another user's process: exit $rc: $(cat "$T/nob1.err")"
-	# its own process, off-CPU: tracepoints need root or perf_event_paranoid -1
-	"${NB[@]}" "$T/nob/fkserver" 0 &
-	NOBPID=$!	# setpriv becomes the server
-	PIDS_TO_KILL+=("$NOBPID")
-	wait_server "$T/nob/fkserver" || fail "the unprivileged fkserver did not start"
-	"${NB[@]}" "$FPR" --pid "$NOBPID" -d 1 -o "$T/nob/o2" >/dev/null 2>"$T/nob2.err"
-	rc=$?
-	if [ "$paranoid" -ge 0 ]; then
-		[ $rc -eq 1 ] && grep -Eq "perf may not (make|read).*off-CPU.*run fp-record as root" "$T/nob2.err" &&
-			echo "ok unprivileged off-CPU (perf_event_paranoid=$paranoid): refused, with the fix" ||
-			fail "unprivileged off-CPU with perf_event_paranoid=$paranoid: exit $rc: $(cat "$T/nob2.err")"
-		[ -e "$T/nob/o2" ] && fail "unprivileged: the output directory was left"
-	else
-		grep -q "perf may not" "$T/nob2.err" &&
-			fail "perf_event_paranoid=$paranoid allows it, yet: $(cat "$T/nob2.err")"
-	fi
-	# on-CPU of one's own process needs no privilege up to paranoid 2
-	if [ "$paranoid" -le 2 ]; then
-		"${NB[@]}" "$FPR" --pid "$NOBPID" --on -d 1 -o "$T/nob/o3" >/dev/null 2>"$T/nob3.err"
-		rc=$?
-		[ $rc -eq 0 ] && [ -s "$T/nob/o3/on/fkserver-$NOBPID.folded" ] &&
-			echo "ok unprivileged on-CPU of one's own process" ||
-			fail "unprivileged --on: exit $rc: $(tail -2 "$T/nob3.err")"
-	fi
-	kill -TERM $NOBPID 2>/dev/null
-	wait $NOBPID
-	no_leftovers "$T/nob" "unprivileged"
-else
-	fail "cannot test permissions: not root, or no setpriv"
-fi
+# ---- 7. permissions, as an unprivileged user: fp-record-unprivileged.sh ----
 
 # ---- 8. a stripped binary ----
 # (without a build id: perf would find the unstripped one's symbols in

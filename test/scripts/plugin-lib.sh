@@ -165,3 +165,64 @@ EOC
 	"$T/hostile" &
 	hostile=$!
 }
+
+# The bundled server, test/workloads/fkserver.c (fp-record*.sh):
+# procs_of EXE: the pids whose /proc/PID/exe is EXE, ascending
+procs_of() {
+	local d
+	for d in /proc/[0-9]*; do
+		[ "$(readlink "$d/exe" 2>/dev/null)" = "$1" ] && echo "${d#/proc/}"
+	done | sort -n
+}
+# wait_server EXE: until EXE runs as three processes of five threads each
+wait_server() {
+	local i p n
+	for i in $(seq 200); do
+		n=0
+		for p in $(procs_of "$1"); do
+			[ "$(ls "/proc/$p/task" 2>/dev/null | wc -l)" -eq 5 ] && n=$((n + 1))
+		done
+		[ $n -eq 3 ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+# no_leftovers DIR NAME: no process names DIR, and DIR holds no temporary file
+no_leftovers() {
+	local left
+	left=$(pgrep -af -- "$1" | grep -v pgrep)
+	[ -z "$left" ] || fail "$2: processes left behind: $left"
+	[ -z "$(ls -A "$1" 2>/dev/null | grep -e '^\.fp-record' -e '\.tmp$')" ] ||
+		fail "$2: temporary files left behind: $(ls -A "$1")"
+}
+
+# Run as another user (root's tests run fp-record as nobody, by setpriv):
+# NOBODY=(setpriv ...), and nobody_bin BINDIR PLUGIN, which sets NOBODY_BIN
+# to a directory of BINDIR's programs that nobody can reach, the plugin
+# beside it as in the build (../perf-plugin/foldkit.so, where fp-record
+# looks).  A clone in a directory other users cannot enter (root's home, a
+# mode-700 mktemp -d) gives nobody neither: fp-record then finds no plugin
+# (issue 29, item 13).  There NOBODY_BIN is a copy in $T, made reachable,
+# and the copy is said on stdout; without one nobody can reach (a private
+# TMPDIR) it returns 1 and sets NOBODY_WHY.
+NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+nobody_bin() {
+	local bin=$1 plugin=$2 copy
+	NOBODY_BIN= NOBODY_WHY=
+	if "${NOBODY[@]}" test -x "$bin/fp-record" -a -r "$plugin"; then
+		NOBODY_BIN=$bin
+		return 0
+	fi
+	copy=$(mktemp -d "$T/nobody.XXXXXX") &&
+		mkdir "$copy/bin" "$copy/perf-plugin" && cp -pR "$bin"/. "$copy/bin/" &&
+		cp -p "$plugin" "$copy/perf-plugin/foldkit.so" && chmod -R a+rX "$copy" || {
+		NOBODY_WHY="cannot copy $bin and $plugin to $T"
+		return 1
+	}
+	if ! "${NOBODY[@]}" test -x "$copy/bin/fp-record" -a -r "$copy/perf-plugin/foldkit.so"; then
+		NOBODY_WHY="nobody (uid 65534) can reach neither $bin nor a copy in $copy"
+		return 1
+	fi
+	echo "(nobody cannot reach $bin or $plugin: the unprivileged cases run a copy in $copy)"
+	NOBODY_BIN=$copy/bin
+}
