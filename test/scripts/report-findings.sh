@@ -27,18 +27,18 @@
 #    of each stack is summarised.
 # Exit 0 pass, 1 fail, 77 skip (not root, no perf, no python3).
 set -u
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-BIN=$(cd "${BIN:-$ROOT/build/bin}" && pwd) || exit 1
-BUILD=${BUILD:-$ROOT/build}
-W=$BUILD/workloads/ledgerd
-T=$(mktemp -d) && trap 'rm -rf "$T"' EXIT
 [ "$(id -u)" -eq 0 ] || { echo "fp-record's off-CPU recording needs root" >&2; exit 77; }
+# ROOT, BUILD, BIN, $T (removed on exit), and fp_record_perf: a sanitizer
+# build's plugin needs its runtime loaded into perf first
+. "$(dirname "$0")/plugin-lib.sh"
+BIN=$(cd "$BIN" && pwd) || exit 1
+W=$BUILD/workloads/ledgerd
 command -v perf >/dev/null || { echo "no perf" >&2; exit 77; }
 command -v python3 >/dev/null || { echo "no python3" >&2; exit 77; }
 [ -x "$W" ] || { echo "no $W: make builds it" >&2; exit 1; }
 perf record -q -o "$T/probe.data" -e cpu-clock -- true >/dev/null 2>&1 ||
 	{ echo "perf cannot record here" >&2; exit 77; }
-export FOLDKIT_PERF=perf
+fp_record_perf
 chmod 755 "$T"
 
 lost() { perf report -i "$1" --stats 2>/dev/null | grep -c 'LOST'; }
