@@ -1625,8 +1625,15 @@ static int states_stop(struct state *st)
 		     "record with perf record -a");
 		return -1;
 	}
-	if (st->pd)
-		perfdata_sample_times(st->pd, &first, &last);
+	/*
+	 * perf record's first and last sample, else (it notes them only when
+	 * it reads its samples back for build ids: not with --no-buildid, as
+	 * fp-record records) those read here
+	 */
+	if (st->pd && !perfdata_sample_times(st->pd, &first, &last)) {
+		first = st->first_time;
+		last = st->last_time;
+	}
 	if (st->pd)
 		states_on_pid(st->states, recorded_pid, st->pd);
 	states_finish(st->states, first, last);
@@ -1650,8 +1657,10 @@ static int states_stop(struct state *st)
 		goto fail;
 	if (!n)
 		warn("no thread of pid=%s switched or woke in the recording", st->o.pid_list);
-	warn("states of %ld thread%s over %.6f s (times in us)", n, n == 1 ? "" : "s",
-	     (double)(last - first) / 1e9);
+	/* the window in whole us too, rounded as each row is: a thread there
+	 * from first to last adds up to it exactly (fp-record reads it) */
+	warn("states of %ld thread%s over %.6f s, %" G_GUINT64_FORMAT " us (times in us)", n,
+	     n == 1 ? "" : "s", (double)(last - first) / 1e9, (last - first + 500) / 1000);
 	if (!st->states_read[STATES_WAKING])
 		warn("no sched:sched_waking samples: the time from a wake-up to the switch-in "
 		     "is counted as sleeping; record with perf record -e sched:sched_waking too");

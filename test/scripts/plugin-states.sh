@@ -69,6 +69,13 @@ if awk -F'\t' -v pid="$wpid" -v span="$span" 'NR > 1 {
 } END { exit bad > 0 || n < 4 }' "$T/st.tsv" >"$T/sums"; then
 	echo "ok every workload thread's states add up to the window ($span us)"
 else fail "states do not add up to the window: $(head -3 "$T/sums")"; fi
+# the window in whole us on stderr is what a thread there all along adds
+# up to, exactly (fp-record gives the threads that never switched that)
+us=$(sed -n 's/.*states of [0-9]* threads* over [0-9.]* s, \([0-9]*\) us (times in us).*/\1/p' "$T/st.err")
+[ -n "$us" ] && awk -F'\t' -v pid="$wpid" -v us="$us" '$1 == pid { n++; if ($4 + $5 + $6 + $7 != us) bad++ }
+	END { exit bad > 0 || n < 4 }' "$T/st.tsv" &&
+	echo "ok the window said in us ($us) is each workload thread's sum" ||
+	fail "the window on stderr ('$us' us) is not the workload threads' sum: $(grep 'states of' "$T/st.err")"
 # each state is there: hogs runnable (more hogs than CPUs), the napper
 # asleep, the forker blocked (in vfork)
 awk -F'\t' -v pid="$wpid" '$1 == pid && $3 ~ /^hog-/ && $4 > 0 && $5 > 0 { h++ }
