@@ -8,6 +8,7 @@
 #include "capture/child.h"
 #include "capture/outputs.h"
 #include "capture/session.h"
+#include "capture/threads.h"
 #include "core/outdir.h"
 #include "core/splitindex.h"
 
@@ -56,7 +57,17 @@ struct session {
 	GHashTable *seen_new;	/* new pids already looked at */
 	struct rec on, off;
 	unsigned want_acks;	/* from each running perf */
-	struct fold *folds[2];	/* on, off */
+	struct fold *folds[3];	/* on, off, the off-CPU recording's states */
+	/*
+	 * The threads' states (threads.h): every thread of the processes as
+	 * /proc showed it when the window opened, the plugin's states TSV
+	 * (NULL when the recording held no switch), the window it covers in
+	 * us, and whether they were measured at all.
+	 */
+	GPtrArray *at_start, *states;
+	uint64_t states_us;
+	bool states_ok, states_no_switch;
+	GPtrArray *threads;	/* threads.tsv's rows, once written */
 	struct fk_child *load, *cmd;
 	bool load_warned;
 	char *shell_exe;	/* the command's until it is exec'd */
@@ -123,6 +134,8 @@ void cap_draw_all(struct session *s);
 void cap_judge_rows(struct session *s);
 bool cap_captured(const struct fk_out_row *r);
 int cap_write_index(struct session *s, GError **err);
+/* DIR/threads.tsv, when the states were measured */
+int cap_write_threads(struct session *s, GError **err);
 int cap_write_report(struct session *s, GError **err);
 void cap_list_paths(struct session *s);
 

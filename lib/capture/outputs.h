@@ -6,6 +6,7 @@
  *	DIR/off/<comm>-<pid>.folded, .svg, .html	off-CPU, counts in us
  *	DIR/off/index.tsv
  *	DIR/index.tsv				one row per process
+ *	DIR/threads.tsv				each thread by state (threads.h)
  *	DIR/report.md				the capture, and fold-report's findings
  *
  *	char *stem = fk_out_stem("tt_media_server", 4242);  // "tt_media_server-4242"

@@ -226,6 +226,24 @@ char **fk_perf_fold(const char *perf, const char *data, const char *plugin,
 	return finish(v);
 }
 
+char **fk_perf_states(const char *perf, const char *data, const char *plugin,
+		      const char *output)
+{
+	GPtrArray *v = g_ptr_array_new();
+
+	add(v, perf);
+	add(v, "script");
+	add(v, "-i");
+	add(v, data);
+	add(v, "--dlfilter");
+	add(v, plugin);
+	add(v, "--dlarg");
+	add(v, "states");
+	add(v, "--dlarg");
+	g_ptr_array_add(v, g_strconcat("output=", output, NULL));
+	return finish(v);
+}
+
 char **fk_perf_script(const char *perf, const char *data)
 {
 	GPtrArray *v = g_ptr_array_new();

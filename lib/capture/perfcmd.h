@@ -123,6 +123,13 @@ char *fk_wake_filter(const int *tids, size_t n, int newer_than, size_t max);
 char **fk_perf_fold(const char *perf, const char *data, const char *plugin,
 		    bool offcpu, const char *split_dir);
 
+/*
+ * perf script -i DATA --dlfilter PLUGIN --dlarg states --dlarg output=FILE:
+ * each thread's time by state (the off-CPU recording), a TSV in FILE.
+ */
+char **fk_perf_states(const char *perf, const char *data, const char *plugin,
+		      const char *output);
+
 /* perf script -i DATA -F +pid: the text fp-collapse --pid reads (DWARF). */
 char **fk_perf_script(const char *perf, const char *data);
 

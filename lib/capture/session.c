@@ -516,6 +516,12 @@ static void cleanup(struct session *s, bool failed)
 	g_hash_table_destroy(s->seen_new);
 	g_ptr_array_unref(s->rows);
 	g_ptr_array_unref(s->notes);
+	if (s->at_start)
+		g_ptr_array_unref(s->at_start);
+	if (s->states)
+		g_ptr_array_unref(s->states);
+	if (s->threads)
+		g_ptr_array_unref(s->threads);
 }
 
 /* The window on the wall clock: the monotonic clock it was timed with
@@ -573,6 +579,17 @@ int fk_capture_run(const struct fk_capture_cfg *cfg, struct fk_capture_result *r
 	say_selection(&s);
 	if (cap_start_recording(&s, err) != 0)
 		goto out;
+	/*
+	 * Every thread as the window opens: what one that will not switch in
+	 * it waits in can only be read now (threads.h)
+	 */
+	if (cfg->off) {
+		GArray *pids = cap_tracked_pids(&s, false, true);
+
+		s.at_start = fk_threads_at_start(cfg->proc_root, (int *)(void *)pids->data,
+						 pids->len);
+		g_array_unref(pids);
+	}
 	cap_run_window(&s);
 	res->interrupted = s.signals > 0;
 	if (s.ended)
@@ -587,7 +604,8 @@ int fk_capture_run(const struct fk_capture_cfg *cfg, struct fk_capture_result *r
 	cap_judge_rows(&s);
 	for (guint i = 0; i < s.rows->len; i++)
 		any |= cap_captured(g_ptr_array_index(s.rows, i));
-	if (cap_write_index(&s, err) != 0 || cap_write_report(&s, err) != 0)
+	if (cap_write_index(&s, err) != 0 || cap_write_threads(&s, err) != 0 ||
+	    cap_write_report(&s, err) != 0)
 		goto out;
 	cap_list_paths(&s);
 	res->processes = s.rows->len;

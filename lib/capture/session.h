@@ -36,6 +36,9 @@
  *     (for DWARF stacks, perf script | fp-collapse --pid), moved to
  *     DIR/on and DIR/off (each with its index.tsv, core/splitindex.h),
  *     drawn with fold2svg, and summed into index.tsv and report.md (with fold-report's findings when it is installed).
+ *     The off-CPU recording also gives each thread's states (threads.h:
+ *     the plugin's, and those of the threads that never switched, read
+ *     from /proc as the window opened) to threads.tsv and report.md.
  *     Idle processes, processes gone early and profiles made mostly of
  *     [unknown] frames are reported with what to do.
  * Whatever happens, no perf, load or command process and no temporary

@@ -28,6 +28,7 @@
 struct fold {
 	const char *what;
 	bool offcpu;
+	bool states;		/* the states TSV (threads.h), not profiles */
 	const char *dir, *log;	/* the split directory, the log: names in the
 				   private directory */
 	const char *folded;	/* DWARF: fp-collapse's whole output, or NULL */
@@ -36,7 +37,7 @@ struct fold {
 
 static bool folds_done(struct session *s)
 {
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 3; i++) {
 		struct fold *f = s->folds[i];
 
 		if (f && ((f->a && !fk_child_exited(f->a)) || (f->b && !fk_child_exited(f->b))))
@@ -55,7 +56,13 @@ static int fold_start(struct session *s, struct fold *f, const struct rec *r, GE
 
 	if (log < 0)
 		return -1;
-	if (r->offcpu || c->cg == FK_CG_FP) {
+	if (f->states) {
+		argv = fk_perf_states(c->perf, r->data, c->plugin, f->dir);
+		how.argv = (const char *const *)argv;
+		how.out_fd = log;
+		f->a = fk_child_spawn(&how, err);
+		g_strfreev(argv);
+	} else if (r->offcpu || c->cg == FK_CG_FP) {
 		/* the plugin makes f->dir in the private directory */
 		argv = fk_perf_fold(c->perf, r->data, c->plugin, r->offcpu, f->dir);
 		how.argv = (const char *const *)argv;
@@ -169,6 +176,51 @@ static int fold_result(struct session *s, struct fold *f, struct fk_split_index 
 	return rc;
 }
 
+/*
+ * The plugin's states of the off-CPU recording into s->states and
+ * s->states_us (s->states_ok); else a warning saying why there are none.
+ * A recording that holds no switch at all had every thread asleep: the
+ * window is then fp-record's own.
+ */
+static void states_result(struct session *s, struct fold *f)
+{
+	char *log = cap_read_text(s, f->log), *text = NULL, *path = NULL, *why = NULL;
+	gsize len = 0;
+	GError *e = NULL;
+
+	if (fk_child_ok(f->a, 0)) {
+		path = cap_priv_path(s, f->dir);
+		if (!g_file_get_contents(path, &text, &len, &e)) {
+			why = g_strdup(e->message);
+		} else if (!fk_states_window_us(log, &s->states_us)) {
+			why = g_strdup("the plugin did not say the window (an older foldkit.so?)");
+		} else if (!(s->states = fk_states_parse(text, len, "the plugin's states", &e))) {
+			why = g_strdup(e->message);
+		} else {
+			s->states_ok = true;
+		}
+	} else if (strstr(log, "foldkit: no sched:sched_switch samples")) {
+		s->states_us = (uint64_t)(s->t1 - s->t0);
+		s->states_ok = s->states_no_switch = true;
+	} else {
+		char **lines = g_strsplit(log, "\n", -1);
+
+		for (char **l = lines; *l && !why; l++)
+			if (**l)
+				why = g_strdup(g_strstrip(*l));
+		g_strfreev(lines);
+		if (!why)
+			why = g_strdup("the plugin failed (no message)");
+	}
+	if (why)
+		cap_warn(s, "the threads' states are not measured: %s", why);
+	g_clear_error(&e);
+	g_free(why);
+	g_free(text);
+	g_free(path);
+	g_free(log);
+}
+
 int cap_fold_all(struct session *s, struct fk_split_index **x, struct fk_outdir **dirs,
 		 GError **err)
 {
@@ -200,6 +252,19 @@ int cap_fold_all(struct session *s, struct fk_split_index **x, struct fk_outdir 
 			rc = -1;
 			break;
 		}
+		/* beside the off-CPU profiles, each thread's states */
+		if (r->offcpu && s->cfg->plugin) {
+			f = g_new0(struct fold, 1);
+			f->what = "states";
+			f->states = true;
+			f->dir = "states.tsv";
+			f->log = "states.log";
+			s->folds[2] = f;
+			if (fold_start(s, f, r, err) != 0) {
+				rc = -1;
+				break;
+			}
+		}
 	}
 	if (rc == 0) {
 		cap_say(s, "folding");
@@ -213,7 +278,9 @@ int cap_fold_all(struct session *s, struct fk_split_index **x, struct fk_outdir 
 	for (int i = 0; rc == 0 && i < 2; i++)
 		if (s->folds[i] && fold_result(s, s->folds[i], &x[i], &dirs[i]) != 0)
 			rs[i]->failed = true;
-	for (int i = 0; i < 2; i++) {
+	if (rc == 0 && s->folds[2] && !s->off.failed)
+		states_result(s, s->folds[2]);
+	for (int i = 0; i < 3; i++) {
 		fold_free(s->folds[i]);
 		s->folds[i] = NULL;
 	}
@@ -642,6 +709,35 @@ int cap_write_index(struct session *s, GError **err)
 	return rc;
 }
 
+int cap_write_threads(struct session *s, GError **err)
+{
+	GArray *pids = g_array_new(FALSE, FALSE, sizeof(int));
+	GString *text;
+	GError *e = NULL;
+	int rc;
+
+	if (!s->states_ok)
+		return 0;
+	for (guint i = 0; i < s->rows->len; i++)
+		g_array_append_val(pids, ((struct fk_out_row *)g_ptr_array_index(s->rows, i))->pid);
+	s->threads = fk_threads_merge(s->states, s->at_start, (int *)(void *)pids->data, pids->len,
+				      s->states_us, &e);
+	g_array_free(pids, TRUE);
+	if (!s->threads) {
+		/* a wrong number is no table */
+		cap_warn(s, "the threads' states are left out: %s", e->message);
+		g_error_free(e);
+		s->states_ok = false;
+		return 0;
+	}
+	text = g_string_new(NULL);
+	fk_threads_format(text, s->threads);
+	if ((rc = write_new(s->out, "threads.tsv", text, err)) == 0)
+		g_ptr_array_add(s->paths, g_build_filename(s->cfg->dir, "threads.tsv", NULL));
+	g_string_free(text, TRUE);
+	return rc;
+}
+
 /* text from programs and users, safe in Markdown and in HTML made of it */
 static void md(GString *out, const char *s)
 {
@@ -871,6 +967,75 @@ static void describe_caller_lost(struct session *s, GString *out)
 	}
 }
 
+static void md_us(GString *out, uint64_t us)
+{
+	g_string_append_printf(out, "%" G_GUINT64_FORMAT, us);
+}
+
+/*
+ * Each process's threads by state (threads.tsv), one table a process: so
+ * that a thread asleep for the whole window is seen asleep, not missing,
+ * and time waiting for a CPU is not taken for time waiting for work.
+ */
+static void describe_threads(struct session *s, GString *out)
+{
+	int pid = 0;
+
+	if (!s->threads)
+		return;
+	g_string_append(out, "\n## Thread states\n\n");
+	g_string_append_printf(out, "Each thread's time, in microseconds (µs), over %s ",
+			       s->states_no_switch ? "the window," : "the off-CPU recording's");
+	md_us(out, s->states_us);
+	g_string_append(out, " µs");
+	if (!s->states_no_switch)
+		g_string_append(out, " (its first event to its last)");
+	g_string_append(out, ": on a CPU; runnable (preempted, or woken and waiting for a "
+			"CPU); sleeping (S: waiting for an event, a lock, a timer); blocked "
+			"(D: waiting uninterruptibly, for the disk most often).  A thread's "
+			"four times add up to the window, or to the part of it the thread "
+			"lived.  A thread that never switched in the window was in its "
+			"state at the start for all of it; what it waited in, read from "
+			"/proc as the window opened, is in the last column (its system "
+			"call, wchan and, where root reads it, kernel stack).  The same in "
+			"[threads.tsv](threads.tsv).\n");
+	if (s->states_no_switch)
+		g_string_append(out, "\nThe off-CPU recording holds no switch at all: every "
+				"thread was asleep, or ran, for the whole window.\n");
+	for (guint i = 0; i < s->threads->len; i++) {
+		const struct fk_thread_row *t = g_ptr_array_index(s->threads, i);
+
+		if (i == 0 || t->pid != pid) {
+			const char *comm = NULL;
+
+			for (guint k = 0; k < s->rows->len && !comm; k++) {
+				const struct fk_out_row *r = g_ptr_array_index(s->rows, k);
+
+				if (r->pid == t->pid)
+					comm = r->comm;
+			}
+			pid = t->pid;
+			g_string_append(out, "\n### ");
+			md(out, comm ? comm : "?");
+			g_string_append_printf(out, " (pid %d)\n\n", pid);
+			g_string_append(out, "| thread | tid | on-CPU µs | runnable µs | "
+					"sleeping µs | blocked µs | waiting in (no switch "
+					"in the window) |\n|---|---|---:|---:|---:|---:|---|\n");
+		}
+		g_string_append(out, "| ");
+		md(out, t->comm);
+		g_string_append_printf(out, " | %d", t->tid);
+		for (int k = 0; k < FK_ST_N; k++) {
+			g_string_append(out, " | ");
+			md_us(out, t->us[k]);
+		}
+		g_string_append(out, " | ");
+		if (t->waiting)
+			fk_md_code(out, t->waiting, strlen(t->waiting), true);
+		g_string_append(out, " |\n");
+	}
+}
+
 int cap_write_report(struct session *s, GError **err)
 {
 	const struct fk_capture_cfg *c = s->cfg;
@@ -928,6 +1093,7 @@ int cap_write_report(struct session *s, GError **err)
 	g_string_append(out, "\nThe .folded files open in https://www.speedscope.app/ "
 			"(drag and drop); the .svg files in any browser; the .html pages "
 			"in any browser too, with every frame, a sandwich view and no network.\n");
+	describe_threads(s, out);
 	if (s->notes->len) {
 		g_string_append(out, "\n## Notes\n\n");
 		for (guint i = 0; i < s->notes->len; i++) {

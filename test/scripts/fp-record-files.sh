@@ -155,7 +155,7 @@ if command -v strace >/dev/null; then
 	fi
 	# and what was made is all there, with no temporary file left
 	(cd "$S/out" && find . | sort) >"$T/tree"
-	for f in ./index.tsv ./report.md ./on.data ./off.data ./on/index.tsv ./off/index.tsv \
+	for f in ./index.tsv ./report.md ./threads.tsv ./on.data ./off.data ./on/index.tsv ./off/index.tsv \
 		"./on/fkwork-$BUSY.folded" "./on/fkwork-$BUSY.svg" "./on/fkwork-$BUSY.html" \
 		"./off/fkwork-$BUSY.folded"; do
 		grep -qx -- "$f" "$T/tree" || fail "under strace: no $f: $(tr '\n' ' ' <"$T/tree")"

@@ -83,10 +83,11 @@ for p in $WANT; do
 		grep -qx "$A/$f" "$T/a.out" || fail "$f is not among the paths printed"
 	done
 done
-for f in index.tsv report.md on.data off.data; do
+for f in index.tsv report.md threads.tsv on.data off.data; do
 	[ -s "$A/$f" ] || fail "no $f"
 done
-[ "$(ls -A "$A" | tr '\n' ' ')" = "index.tsv off off.data on on.data report.md " ] ||
+grep -qx "$A/threads.tsv" "$T/a.out" || fail "threads.tsv is not among the paths printed"
+[ "$(ls -A "$A" | tr '\n' ' ')" = "index.tsv off off.data on on.data report.md threads.tsv " ] ||
 	fail "unexpected files in DIR: $(ls -A "$A" | tr '\n' ' ')"
 head -1 "$A/index.tsv" | grep -qx "$(printf 'process\tpid\texe\ton_cpu\ton_unit\toff_cpu\toff_unit\ton_folded\ton_svg\toff_folded\toff_svg\ton_html\toff_html')" ||
 	fail "index.tsv header: $(head -1 "$A/index.tsv")"
