@@ -1,12 +1,13 @@
 /* Unit tests for lib/capture/, without perf: choosing processes from a
  * fake /proc tree, the perf command lines and filter, perf's errors, and
- * the outputs fp-record writes and reads back. */
+ * the outputs fp-record writes and reads back, the threads' states. */
 #include "check.h"
 #include "capture/child.h"
 #include "capture/outputs.h"
 #include "capture/perfcmd.h"
 #include "capture/proc.h"
 #include "capture/session.h"
+#include "capture/threads.h"
 
 #include <errno.h>
 #include <ftw.h>
@@ -599,6 +600,111 @@ static void test_child(void)
 	g_clear_error(&err);
 }
 
+/* threads.h: a fake /proc's threads as the window opens, the plugin's
+ * table read, the two merged into threads.tsv's rows */
+static void test_threads(void)
+{
+	char *proc = g_strdup(at("tproc"));
+	int pids[] = { 700, 800 };
+	GPtrArray *start, *tsv, *rows;
+	GError *err = NULL;
+	GString *out = g_string_new(NULL);
+	uint64_t us = 0;
+	char *w;
+
+	PUT("tproc/700/task/700/stat", "700 (master) S 1 700 700 0");
+	PUT("tproc/700/task/700/syscall", "232 0x3 0x7ffd 0x200 0xffffffff 0x0 0x0 0x7ffd 0x7f\n");
+	PUT("tproc/700/task/700/wchan", "do_epoll_wait");
+	PUT("tproc/700/task/700/stack", "[<0>] ep_poll+0x4d3/0x5f0\n[<0>] do_epoll_wait+0x1/0x2\n");
+	PUT("tproc/700/task/701/stat", "701 (disk io) D 1 700 700 0");
+	PUT("tproc/700/task/701/wchan", "0");
+	PUT("tproc/700/task/702/stat", "702 (spin\ter) R 1 700 700 0");
+	PUT("tproc/700/task/702/syscall", "running\n");
+	PUT("tproc/700/task/703/stat", "703 (gone) Z 1 700 700 0");
+	PUT("tproc/700/task/704/stat", "704 (worker) S 1 700 700 0");
+	PUT("tproc/800/task/800/stat", "800 (other) S 1 800 800 0");
+	start = fk_threads_at_start(proc, pids, 1);
+	CHECK(start->len == 4);	/* the zombie left out, 800 not asked for */
+	w = ((struct fk_thread_start *)g_ptr_array_index(start, 0))->waiting;
+	CHECK_STR(w, "S syscall=epoll_wait wchan=do_epoll_wait stack=ep_poll<-do_epoll_wait");
+	CHECK_STR(((struct fk_thread_start *)g_ptr_array_index(start, 1))->waiting, "D unreadable");
+	CHECK_STR(((struct fk_thread_start *)g_ptr_array_index(start, 2))->waiting,
+		  "R syscall=running");
+	CHECK_STR(((struct fk_thread_start *)g_ptr_array_index(start, 2))->comm, "spin\\x09er");
+	w = fk_thread_wait_text('S', "x\ty", "-1 0x1 0x2\n", "[<0>] a+1/2\n\n[<0>] \n");
+	CHECK_STR(w, "S syscall=none wchan=x stack=a");
+	g_free(w);
+	w = fk_thread_wait_text('\n', NULL, "99999 0 0", NULL);
+	CHECK_STR(w, "? syscall=99999");
+	g_free(w);
+
+	/* the plugin's table: 704 switched (its own numbers), 705 was made in
+	 * the window, 900 is another process's */
+	{
+		const char *text = FK_STATES_HEADER "\n700\t704\tworker\t10\t20\t60\t10\n"
+				   "700\t705\tnew\t5\t5\t0\t0\n900\t900\tx\t1\t0\t0\t0\n";
+
+		tsv = fk_states_parse(text, strlen(text), "s.tsv", &err);
+	}
+	CHECK(tsv && tsv->len == 3 && !err);
+	rows = fk_threads_merge(tsv, start, pids, 1, 100, &err);
+	CHECK(rows && rows->len == 5);
+	fk_threads_format(out, rows);
+	CHECK_STR(out->str, FK_THREADS_HEADER "\n"
+		  "700\t700\tmaster\t0\t0\t100\t0\tS syscall=epoll_wait wchan=do_epoll_wait "
+		  "stack=ep_poll<-do_epoll_wait\n"
+		  "700\t701\tdisk io\t0\t0\t0\t100\tD unreadable\n"
+		  "700\t702\tspin\\x09er\t100\t0\t0\t0\tR syscall=running\n"
+		  "700\t704\tworker\t10\t20\t60\t10\t-\n"
+		  "700\t705\tnew\t5\t5\t0\t0\t-\n");
+	g_ptr_array_unref(rows);
+	/* longer than the window: no rows */
+	CHECK(!fk_threads_merge(tsv, start, pids, 1, 99, &err) && err);
+	g_clear_error(&err);
+	g_ptr_array_unref(tsv);
+	/* bad tables, each naming the file and line */
+	{
+		static const char *const bad[] = {
+			"pid\ttid\n",
+			FK_STATES_HEADER "\n1\t2\tx\t1\t2\t3\n",
+			FK_STATES_HEADER "\n1\t2\tx\t1\t2\t3\t4\t5\n",
+			FK_STATES_HEADER "\nx\t2\tx\t1\t2\t3\t4\n",
+			FK_STATES_HEADER "\n1\t0\tx\t1\t2\t3\t4\n",
+			FK_STATES_HEADER "\n1\t2\tx\t1\t-2\t3\t4\n",
+			FK_STATES_HEADER "\n1\t2\tx\t1\t2\t3\t18446744073709551616\n",
+			FK_STATES_HEADER "\n1\t2\ta\033b\t1\t2\t3\t4\n",
+			FK_STATES_HEADER "\n1\t2\tx\t1\t2\t3\t4",
+		};
+
+		for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+			tsv = fk_states_parse(bad[i], strlen(bad[i]), "s.tsv", &err);
+			CHECK(!tsv && err && g_str_has_prefix(err->message, "s.tsv:"));
+			g_clear_error(&err);
+		}
+	}
+	/* tid -1 in a recorded process: no rows; in another, no matter */
+	{
+		const char *a = FK_STATES_HEADER "\n700\t-1\tx\t1\t0\t0\t0\n";
+		const char *b = FK_STATES_HEADER "\n900\t-1\tx\t1\t0\t0\t0\n";
+
+		tsv = fk_states_parse(a, strlen(a), "s.tsv", NULL);
+		CHECK(tsv && !fk_threads_merge(tsv, start, pids, 1, 100, &err) && err);
+		g_clear_error(&err);
+		g_ptr_array_unref(tsv);
+		tsv = fk_states_parse(b, strlen(b), "s.tsv", NULL);
+		CHECK(tsv && (rows = fk_threads_merge(tsv, start, pids, 1, 100, NULL)) &&
+		      rows->len == 4);
+		g_ptr_array_unref(rows);
+		g_ptr_array_unref(tsv);
+	}
+	CHECK(fk_states_window_us("x\nfoldkit: states of 3 threads over 0.001000 s, 1000 us "
+				  "(times in us)\n", &us) && us == 1000);
+	CHECK(!fk_states_window_us("foldkit: states of 3 threads over 0.001000 s\n, 1 us", &us));
+	g_string_free(out, TRUE);
+	g_ptr_array_unref(start);
+	g_free(proc);
+}
+
 static int rm_one(const char *path, const struct stat *sb, int type, struct FTW *ftw)
 {
 	return remove(path);
@@ -622,6 +728,7 @@ int main(void)
 	test_index();
 	test_args();
 	test_child();
+	test_threads();
 	CHECK(nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS) == 0);
 	return CHECK_DONE();
 }
