@@ -120,6 +120,10 @@ int main(int argc, char **argv)
 		tool_warn("%s", note);
 		g_free(note);
 	}
+	if ((note = collapser_pid_note(c))) {
+		tool_warn("%s", note);
+		g_free(note);
+	}
 	tool_report_skips(skips, opts.verbose);
 	skip_log_free(skips);
 	collapser_free(c);

@@ -98,7 +98,8 @@ struct exports {
 	/* pprof: a sample's locations are a chain; weights are summed per
 	 * (chain, labels) and added to the profile when it is written */
 	struct fk_intern *chains;	/* location indexes -> chain */
-	GHashTable *slot_locs;		/* a frame's pc text -> location index + 1 */
+	GHashTable *slot_locs[2];	/* a frame's pc text -> location index + 1,
+					 * as the sample's leaf [0] or a caller [1] */
 	GArray *chain_off;		/* size_t: a chain's first location */
 	GArray *chain_locs;		/* uint64_t location indexes, chain after chain */
 	struct fk_idmap *pairs;		/* chain << 32 | label set -> i */
@@ -194,7 +195,8 @@ struct exports *exports_new(const struct export_opts *o)
 	x->loc_names = g_string_chunk_new(1 << 14);
 	x->maps = g_hash_table_new(g_direct_hash, g_direct_equal);
 	x->chains = fk_intern_new();
-	x->slot_locs = g_hash_table_new(g_direct_hash, g_direct_equal);
+	x->slot_locs[0] = g_hash_table_new(g_direct_hash, g_direct_equal);
+	x->slot_locs[1] = g_hash_table_new(g_direct_hash, g_direct_equal);
 	x->chain_off = g_array_new(FALSE, FALSE, sizeof(size_t));
 	x->chain_locs = g_array_new(FALSE, FALSE, sizeof(uint64_t));
 	x->pairs = fk_idmap_new();
@@ -230,7 +232,8 @@ void exports_free(struct exports *x)
 	g_string_chunk_free(x->loc_names);
 	g_hash_table_destroy(x->maps);
 	fk_intern_free(x->chains);
-	g_hash_table_destroy(x->slot_locs);
+	g_hash_table_destroy(x->slot_locs[0]);
+	g_hash_table_destroy(x->slot_locs[1]);
 	g_array_free(x->chain_off, TRUE);
 	g_array_free(x->chain_locs, TRUE);
 	fk_idmap_free(x->pairs);
@@ -569,25 +572,36 @@ static uint64_t mapping_of(struct exports *x, const struct loc *l)
 	return GPOINTER_TO_SIZE(id);
 }
 
-/* The frame's names as the folded output has them, outermost first. */
-static void frame_names(struct exports *x, const struct perf_frame *f, bool java)
+/*
+ * The frame's names as the folded output has them, outermost first: a
+ * caller (not the sample's leaf) at its call, address - 1, as the
+ * collapser asks (collapse.h), so that pprof's lines are the folded
+ * output's.
+ */
+static void frame_names(struct exports *x, const struct perf_frame *f, bool java,
+			bool caller)
 {
 	const struct inline_resolver *ir = x->o.inliner;
 
 	g_string_truncate(x->names, 0);
-	if (ir && ir->resolve && ir->resolve(ir->self, f, ir->context, x->names))
+	if (ir && ir->resolve && ir->resolve(ir->self, f, ir->context, caller, x->names))
 		return;
 	frame_name_append(x->names, x->o.names, f, java);
 }
 
 /*
- * The location of a frame: cached by its binary (an interned name) and
- * address, which name it whatever the process (a JIT map's name holds
- * its pid; an unknown binary's address is absolute).  Returns its index.
+ * The location of a frame: cached by its binary (an interned name),
+ * address and role, which name it whatever the process (a JIT map's name
+ * holds its pid; an unknown binary's address is absolute).  Its address
+ * is the frame's, as perf gave it; a caller's (a return address) is named
+ * where the call was made, so the same address as a sample's leaf (the
+ * instruction after a call that returned) is another location, with the
+ * lines of its own instruction.  Returns its index.
  */
-static uint32_t location_of(struct exports *x, const struct perf_frame *f, bool java)
+static uint32_t location_of(struct exports *x, const struct perf_frame *f, bool java,
+			    bool caller)
 {
-	struct { const char *dso; uint64_t addr; bool java; } k;
+	struct { const char *dso; uint64_t addr; bool java, caller; } k;
 	bool added;
 	uint32_t i;
 	struct loc l;
@@ -596,10 +610,12 @@ static uint32_t location_of(struct exports *x, const struct perf_frame *f, bool 
 	k.dso = f->dso.s;
 	k.addr = g_ascii_strtoull(f->pc.s, NULL, 16);
 	k.java = java;
+	/* without an inliner the names are the frame's own, whatever it is */
+	k.caller = caller && x->o.inliner;
 	i = fk_intern_id(x->locs, &k, sizeof(k), &added);
 	if (!added)
 		return i;
-	frame_names(x, f, java);
+	frame_names(x, f, java, k.caller);
 	l.dso = f->dso;
 	l.addr = k.addr;
 	l.names = g_string_chunk_insert_len(x->loc_names, x->names->str, (gssize)x->names->len);
@@ -649,15 +665,18 @@ static uint32_t chain_of(struct exports *x, const struct perf_frame *frames,
 	bool added;
 	uint32_t c;
 	uint64_t *locs;
+	size_t leaf = perf_frames_leaf(frames, n);
 
 	g_string_set_size(x->chain_key, n * sizeof(uint64_t));
 	locs = (uint64_t *)(void *)x->chain_key->str;
 	for (size_t i = 0; i < n; i++) {
-		gpointer hit = own ? NULL : g_hash_table_lookup(x->slot_locs, frames[i].pc.s);
-		uint64_t id = hit ? GPOINTER_TO_SIZE(hit) - 1 : location_of(x, &frames[i], java);
+		GHashTable *slots = x->slot_locs[i > leaf];
+		gpointer hit = own ? NULL : g_hash_table_lookup(slots, frames[i].pc.s);
+		uint64_t id = hit ? GPOINTER_TO_SIZE(hit) - 1
+				  : location_of(x, &frames[i], java, i > leaf);
 
 		if (!hit && !own)
-			g_hash_table_insert(x->slot_locs, (gpointer)frames[i].pc.s, GSIZE_TO_POINTER(id + 1));
+			g_hash_table_insert(slots, (gpointer)frames[i].pc.s, GSIZE_TO_POINTER(id + 1));
 		memcpy(&locs[i], &id, sizeof(id));
 	}
 	c = fk_intern_id(x->chains, x->chain_key->str, x->chain_key->len, &added);

@@ -25,7 +25,10 @@
  * pprof: a location per (binary, address), its mapping named after the
  * binary with its build id, its lines the names the folded output uses
  * (several for an inlined chain, innermost first; file and line with
- * context); samples labelled comm, pid and tid; one sample type: cpu
+ * context; a caller's, whose address is a return address, where the call
+ * was made, address - 1, and then a location of its own beside the
+ * address's as a sample's leaf); samples labelled comm, pid and tid; one
+ * sample type: cpu
  * nanoseconds, off_cpu nanoseconds, or the event's count.
  *
  * Memory: speedscope keeps each sample (its stack handle and weight,

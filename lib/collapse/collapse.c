@@ -121,6 +121,8 @@ struct collapser {
 	guint last;
 	/* samples of events past MAX_EVENTS, which are counted, not named */
 	uint64_t untracked;
+	/* samples named "COMM-?" by include_pid or include_tid */
+	uint64_t no_pid;
 };
 
 /* Dropped events listed by name in the note; the rest are summed. */
@@ -362,7 +364,7 @@ static void append_frames(struct collapser *c, const struct perf_frame *frames,
 			  size_t n, bool java, GString *key)
 {
 	const struct perf_frame *expanded = NULL;	/* by the inliner */
-	size_t mark;
+	size_t mark, leaf = perf_frames_leaf(frames, n);
 
 	for (size_t i = n; i-- > 0;) {
 		const struct perf_frame *f = &frames[i];
@@ -379,7 +381,8 @@ static void append_frames(struct collapser *c, const struct perf_frame *frames,
 		mark = key->len + 1;
 		g_string_append_c(key, ';');
 		if (c->o.inliner && c->o.inliner->resolve &&
-		    c->o.inliner->resolve(c->o.inliner->self, f, c->o.inliner->context, key)) {
+		    c->o.inliner->resolve(c->o.inliner->self, f, c->o.inliner->context,
+					  i > leaf, key)) {
 			/* names from debug information, which any binary chooses */
 			frame_name_make_safe(key, mark);
 			expanded = f;
@@ -570,6 +573,7 @@ void collapser_add(struct collapser *c, const struct perf_sample *s)
 
 	if (!layout_event(c, s, lr))
 		return;
+	c->no_pid += (c->o.include_pid || c->o.include_tid) && !s->pid.len;
 	n = fk_count_from_u64(s->has_period ? s->period : 1);
 	/*
 	 * The fast path: a chain already named (found by the reader's
@@ -808,6 +812,16 @@ void collapser_chain_key(struct collapser *c, const struct perf_sample *s,
 		if (key->len && key->str[0] == '#')
 			key->str[0] = '_';
 	}
+}
+
+char *collapser_pid_note(const struct collapser *c)
+{
+	if (!c->no_pid)
+		return NULL;
+	return g_strdup_printf("%" G_GUINT64_FORMAT " samples have no process id (perf script "
+			       "printed only the thread's): their processes are all 'COMM-?'; "
+			       "perf script -F comm,pid,tid,time,event,ip,sym,dso prints it",
+			       c->no_pid);
 }
 
 char *collapser_event_note(const struct collapser *c)

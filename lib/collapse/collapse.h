@@ -34,14 +34,33 @@
  * An optional inline resolver (--inline): given a frame of an ELF DSO,
  * appends its ';'-separated names, outermost first (and ":FILE:LINE" after
  * each with context), and returns true; returns false to fall back to the
- * frame's own symbol.
+ * frame's own symbol.  caller: the frame is not the sample's leaf, so its
+ * address is a return address, and the call is the instruction before it
+ * (it is looked up at address - 1: the line after a call, or the function
+ * after a call that never returns, is not where the call was made).
  */
 struct inline_resolver {
 	bool (*resolve)(void *self, const struct perf_frame *f, bool context,
-			GString *out);
+			bool caller, GString *out);
 	void *self;
 	bool context;
 };
+
+/*
+ * Which of a sample's frames[0..n) (leaf first) holds the sampled address:
+ * the first perf did not mark "(inlined)" (those before it are inlined
+ * into it).  The frames after it are callers, resolved with caller true;
+ * every consumer of the resolver (the collapser, the plugin's exports)
+ * asks the same, so that a frame has one name in all of them.
+ */
+static inline size_t perf_frames_leaf(const struct perf_frame *frames, size_t n)
+{
+	size_t leaf = 0;
+
+	while (leaf + 1 < n && frames[leaf].inlined)
+		leaf++;
+	return leaf;
+}
 
 struct collapse_opts {
 	bool include_pid;
@@ -103,6 +122,16 @@ struct fold_table *collapser_table(struct collapser *c);
  * samples), use --event-filter to choose".  Free with g_free().
  */
 char *collapser_event_note(const struct collapser *c);
+
+/*
+ * NULL unless include_pid or include_tid met samples without a process id
+ * (perf script prints one number, the thread's, unless -F names pid): then
+ * a one-line note saying how many, and the perf script -F that prints it.
+ * Their root frames are "COMM-?" as stackcollapse-perf.pl writes them (its
+ * output is kept byte for byte); every process of one name is one.  Free
+ * with g_free().
+ */
+char *collapser_pid_note(const struct collapser *c);
 
 /* The stack key of a sample, as collapser_add() would count it (tests). */
 void collapser_stack_key(struct collapser *c, const struct perf_sample *s,

@@ -361,7 +361,8 @@ static bool name_address(struct gperf_collapser *c, uint64_t a, GString *out,
 		if (c->o->expand_inline) {
 			GString *chain = c->scratch;
 			g_string_truncate(chain, 0);
-			if (ir->resolve(ir->self, &f, false, chain)) {
+			/* every address as it is, as pprof's own names are */
+			if (ir->resolve(ir->self, &f, false, false, chain)) {
 				char **parts = g_strsplit(chain->str, ";", -1);
 				for (char **q = parts; *q; q++) {
 					if (q != parts)

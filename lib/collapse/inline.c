@@ -402,7 +402,7 @@ static uint64_t file_to_vaddr(const struct dso_entry *d, uint64_t off)
 }
 
 static bool resolve(void *self, const struct perf_frame *f, bool context,
-		    GString *out)
+		    bool caller, GString *out)
 {
 	struct resolver *r = self;
 	struct dso_entry *d = r->last;
@@ -424,6 +424,10 @@ static bool resolve(void *self, const struct perf_frame *f, bool context,
 	}
 	if (!d->mod)
 		return false;
+	/* a caller's address is where its call returns to: the call is
+	 * before it (collapse.h) */
+	if (caller && pc > 0)
+		pc--;
 	k = (struct addr_key){ d, pc };
 	if (!g_hash_table_lookup_extended(r->results, &k, NULL, &value)) {
 		value = resolve_pc(r, d->mod, file_to_vaddr(d, pc));

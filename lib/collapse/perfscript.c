@@ -81,6 +81,7 @@ struct perf_script_reader {
 	bool at_block;		/* the sample's frame lines are next */
 	uint32_t block;		/* the known block they were, or 0 */
 	size_t run_len, run_lines;	/* the first run of indented lines */
+	bool srcline_seen;	/* opts->srcline: a source line was found */
 };
 
 static inline bool is_space(char c)
@@ -1037,8 +1038,68 @@ static size_t raw_through_line(struct perf_script_reader *r)
 	return (size_t)(line_source_cursor(r->lr) - line_source_pinned(r->lr));
 }
 
+/*
+ * With opts->srcline each frame line but "[unknown] ([unknown])" is
+ * followed by its source line.  Without them (perf script run without
+ * -F +srcline), every second frame would be taken for the source line of
+ * the frame before it, and the stacks would be nonsense: the first sample
+ * with a named frame tells.  0 when it has a source line after that frame
+ * (or no such frame: the next sample tells), -1 with *err when not.
+ */
+static int check_srcline(struct perf_script_reader *r, const struct perf_sample *s,
+			 GError **err)
+{
+	const char *p = s->raw.s, *end = s->raw.s + s->raw.len;
+	uint64_t lineno = s->lineno, frame_line = 0;
+	struct perf_frame f;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p), blanks = 0;
+		bool frame;
+
+		lineno++;
+		while (blanks < len && is_space(p[blanks]))
+			blanks++;
+		if (p[0] != '#' && blanks < len) {
+			frame = perf_script_parse_frame(p, len, &f);
+			if (frame_line) {
+				if (frame)
+					break;
+				r->srcline_seen = true;
+				return 0;
+			}
+			if (frame && !(is_unknown(f.sym) && is_unknown(f.dso)))
+				frame_line = lineno;
+		}
+		p += len + 1;
+	}
+	if (!frame_line)
+		return 0;
+	fk_error_at(err, FK_ERROR_PARSE, line_source_name(r->lr), frame_line,
+		    "--srcline, but no source line follows this frame: the input was "
+		    "made without them (perf script -F +srcline prints them)");
+	return -1;
+}
+
+static int reader_next(struct perf_script_reader *r, struct perf_sample *s,
+		       GError **err);
+
 int perf_script_reader_next(struct perf_script_reader *r,
 			    struct perf_sample *s, GError **err)
+{
+	int rc = reader_next(r, s, err);
+
+	if (rc > 0 && r->opts && r->opts->srcline && !r->srcline_seen &&
+	    check_srcline(r, s, err) != 0) {
+		r->done = true;
+		return -1;
+	}
+	return rc;
+}
+
+static int reader_next(struct perf_script_reader *r, struct perf_sample *s,
+		       GError **err)
 {
 	struct perf_sample h;
 	struct fk_str rest;

@@ -140,6 +140,8 @@ struct perf_script_reader *perf_script_reader_open(const char *path,
  * not parse frames: it sets s->raw, and s->frames to NULL; consumers call
  * perf_script_parse_frames() (or, like the collapser, first look the raw
  * text up in a cache: the same call chain recurs in most samples).
+ * With opts->srcline, -1 also when the first sample with a named frame
+ * has no source line after it: the input was made without -F +srcline.
  */
 int perf_script_reader_next(struct perf_script_reader *r,
 			    struct perf_sample *s, GError **err);
