@@ -1575,22 +1575,32 @@ static bool offcpu_verdict(struct state *st)
  * its first sample to its last, as perf record noted them, else as
  * read): that would be a wrong number, whatever made it.
  */
-static bool offcpu_within_recording(struct state *st)
+/*
+ * False, said, if thread tid's ns of what (off-CPU, blocked) is longer
+ * than the recording (its sample times, else its switches' span).
+ */
+static bool thread_within_recording(struct state *st, int tid, uint64_t ns, const char *what)
 {
-	uint64_t first, last, ns;
-	int tid, perf_tid;
+	uint64_t first, last;
 
-	if (!offcpu_longest(st->off, &tid, &perf_tid, &ns))
-		return true;
 	if (!(st->pd && perfdata_sample_times(st->pd, &first, &last)) &&
 	    !offcpu_span(st->off, &first, &last))
 		return true;
 	if (ns <= last - first)
 		return true;
-	warn("thread %d: %.6f s off-CPU in a recording of %.6f s: no profile made "
+	warn("thread %d: %.6f s %s in a recording of %.6f s: no profile made "
 	     "(the recording's times do not add up: damaged, or a bug to report "
-	     "with it)", perf_tid, (double)ns / 1e9, (double)(last - first) / 1e9);
+	     "with it)", tid, (double)ns / 1e9, what, (double)(last - first) / 1e9);
 	return false;
+}
+
+static bool offcpu_within_recording(struct state *st)
+{
+	uint64_t ns;
+	int tid, perf_tid;
+
+	return !offcpu_longest(st->off, &tid, &perf_tid, &ns) ||
+	       thread_within_recording(st, perf_tid, ns, "off-CPU");
 }
 
 static int recorded_pid(void *data, int tid)
@@ -1734,20 +1744,11 @@ static bool offwake_seen(struct state *st)
 /* offwake: as offcpu_within_recording() */
 static bool offwake_within_recording(struct state *st)
 {
-	uint64_t first, last, ns;
+	uint64_t ns;
 	int tid;
 
-	if (!offwake_longest(st->wake, &tid, &ns))
-		return true;
-	if (!(st->pd && perfdata_sample_times(st->pd, &first, &last)) &&
-	    !offcpu_span(st->off, &first, &last))
-		return true;
-	if (ns <= last - first)
-		return true;
-	warn("thread %d: %.6f s blocked in a recording of %.6f s: no profile made "
-	     "(the recording's times do not add up: damaged, or a bug to report "
-	     "with it)", tid, (double)ns / 1e9, (double)(last - first) / 1e9);
-	return false;
+	return !offwake_longest(st->wake, &tid, &ns) ||
+	       thread_within_recording(st, tid, ns, "blocked");
 }
 
 /* offwake: the waits left out, and why */

@@ -198,6 +198,10 @@ void report_write_json(FILE *out, const struct report *r, int indent, bool close
  * "[kernel: LABEL]", appended to g. */
 void frame_row_name(const struct frame_row *row, GString *g);
 
+/* A thread's group: its name with each run of digits made '*'
+ * ("mt-worker-12" -> "mt-worker-*"), into g (replacing what it held);
+ * the threads table and the idle-thread rule group threads so */
+void thread_group_name(GString *g, const char *s, size_t len);
 /* c formatted exactly (fk_count_format) into buf (FK_COUNT_BUFSZ bytes) */
 const char *count_str(fk_count c, char *buf);
 /* the same with thousands separators, "1,234,567.5" (2 * FK_COUNT_BUFSZ) */

@@ -524,8 +524,7 @@ static int rank_thread(const void *a, const void *b)
 	return c ? c : fk_str_cmp(x->name, y->name);
 }
 
-/* "mt-worker-12" -> "mt-worker-*": each run of digits becomes '*' */
-static void group_name(GString *g, const char *s, size_t len)
+void thread_group_name(GString *g, const char *s, size_t len)
 {
 	g_string_truncate(g, 0);
 	for (size_t i = 0; i < len; i++) {
@@ -557,7 +556,7 @@ static void add_thread(struct fold_entry *e, void *data)
 		g_array_append_val(r->threads, row);
 		return;
 	}
-	group_name(tb->key, e->stack, e->len);
+	thread_group_name(tb->key, e->stack, e->len);
 	if (!tb->second) {
 		fold_table_add2(tb->rp->groups, tb->key->str, tb->key->len, e->count[0],
 				fk_count_from_u64(1));

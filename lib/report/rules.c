@@ -212,21 +212,6 @@ static void find_contended(const struct report_rule *rule, const struct report *
 	edges_free(&e);
 }
 
-/* "teller-12" -> "teller-*": each run of digits becomes '*' */
-static void group_name(GString *g, const char *s, size_t len)
-{
-	g_string_truncate(g, 0);
-	for (size_t i = 0; i < len; i++) {
-		if (g_ascii_isdigit(s[i])) {
-			while (i + 1 < len && g_ascii_isdigit(s[i + 1]))
-				i++;
-			g_string_append_c(g, '*');
-		} else {
-			g_string_append_c(g, s[i]);
-		}
-	}
-}
-
 /* A group of threads (names differing in digits): its time and waits. */
 struct idle_group {
 	char *name;
@@ -259,7 +244,7 @@ static struct idle_group *group_of(struct idle_scan *s, const struct fold_entry 
 {
 	struct idle_group *g;
 
-	group_name(s->key, root->stack, root->len);
+	thread_group_name(s->key, root->stack, root->len);
 	if (!(g = g_hash_table_lookup(s->groups, s->key->str)) && make) {
 		g = g_new0(struct idle_group, 1);
 		g->name = g_strdup(s->key->str);
