@@ -37,8 +37,10 @@ struct rec {
 };
 
 struct tracked {
-	int pid;
+	int pid, ppid;
 	char *comm, *exe;
+	char **argv;		/* its arguments, NULL: unknown (naming.c) */
+	unsigned long long start;	/* stat's starttime: start order */
 	bool selected, gone;
 	double exited;		/* seconds into the window, or -1 */
 };
@@ -121,6 +123,16 @@ void cap_stop_recording(struct session *s);
 /* ends a recording's perf and closes its pipes */
 void cap_rec_kill(struct rec *r);
 bool cap_recs_acked(struct session *s);
+
+/* ---- naming.c: which process is which (roles.h) ---- */
+
+/* re-reads the arguments and parent of the tracked processes still
+ * running, which a worker that forked and then exec'd has changed since
+ * it was first seen */
+void cap_refresh_args(struct session *s);
+/* gives each row (pid -> struct fk_out_row *) its role, ppid, arguments
+ * and file name stem, the rows recorded together */
+void cap_name_rows(struct session *s, GHashTable *rows);
 
 /* ---- write.c: folding and the files ---- */
 

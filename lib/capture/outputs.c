@@ -224,6 +224,9 @@ void fk_out_row_free(struct fk_out_row *r)
 	g_free(r->off_html);
 	g_free(r->off_unrepaired_why);
 	g_free(r->on_caller_lost_in);
+	g_free(r->role);
+	g_free(r->name);
+	g_strfreev(r->argv);
 	g_free(r);
 }
 
@@ -233,6 +236,28 @@ static void cell(GString *s, const char *v)
 		fk_text_escape(s, v, strlen(v), FK_ESC_BACKSLASH);
 	else
 		g_string_append_c(s, '-');
+}
+
+/* the arguments, escaped, a blank inside one as \x20 */
+static void args_cell(GString *s, char *const *argv)
+{
+	if (!argv || !argv[0]) {
+		g_string_append_c(s, '-');
+		return;
+	}
+	for (size_t i = 0; argv[i]; i++) {
+		GString *a = g_string_new(NULL);
+
+		fk_text_escape(a, argv[i], strlen(argv[i]), FK_ESC_BACKSLASH);
+		if (i)
+			g_string_append_c(s, ' ');
+		for (const char *c = a->str; *c; c++)
+			if (*c == ' ')
+				g_string_append(s, "\\x20");
+			else
+				g_string_append_c(s, *c);
+		g_string_free(a, TRUE);
+	}
 }
 
 static void total_cell(GString *s, bool recorded, fk_count c, const char *unit)
@@ -249,7 +274,8 @@ static void total_cell(GString *s, bool recorded, fk_count c, const char *unit)
 int fk_index_write(FILE *f, GPtrArray *rows, const char *name, GError **err)
 {
 	GString *s = g_string_new("process\tpid\texe\ton_cpu\ton_unit\toff_cpu\toff_unit\t"
-				  "on_folded\ton_svg\toff_folded\toff_svg\ton_html\toff_html\n");
+				  "on_folded\ton_svg\toff_folded\toff_svg\ton_html\toff_html\t"
+				  "role\tppid\targs\n");
 
 	for (guint i = 0; i < rows->len; i++) {
 		const struct fk_out_row *r = g_ptr_array_index(rows, i);
@@ -273,6 +299,13 @@ int fk_index_write(FILE *f, GPtrArray *rows, const char *name, GError **err)
 		cell(s, r->on_html);
 		g_string_append_c(s, '\t');
 		cell(s, r->off_html);
+		g_string_append_c(s, '\t');
+		cell(s, r->role);
+		if (r->ppid > 0)
+			g_string_append_printf(s, "\t%d\t", r->ppid);
+		else
+			g_string_append(s, "\t-\t");
+		args_cell(s, r->argv);
 		g_string_append_c(s, '\n');
 	}
 	errno = 0;

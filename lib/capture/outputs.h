@@ -1,9 +1,10 @@
 /*
  * outputs.h - what fp-record writes, and the folded files it reads back:
  *
- *	DIR/on/<comm>-<pid>.folded, .svg, .html	on-CPU, counts in ns
- *	DIR/on/index.tsv			its files (core/splitindex.h)
- *	DIR/off/<comm>-<pid>.folded, .svg, .html	off-CPU, counts in us
+ *	DIR/on/<name>.folded, .svg, .html	on-CPU, counts in ns
+ *	DIR/on/index.tsv			its files (core/splitindex.h),
+ *						and each one's role
+ *	DIR/off/<name>.folded, .svg, .html	off-CPU, counts in us
  *	DIR/off/index.tsv
  *	DIR/index.tsv				one row per process
  *	DIR/threads.tsv				each thread by state (threads.h)
@@ -13,16 +14,20 @@
  *	struct fk_folded_sum s;
  *	fk_folded_sum("DIR/on/x-1.folded", NULL, &s, &err);  // the total
  *
+ * <name> is the process's name and role, the same in every run of the
+ * program ("server.main", "server.worker-1": capture/roles.h).
  * index.tsv has a header line, then one line per process, by pid:
  *
- *	process	pid	exe	on_cpu	on_unit	off_cpu	off_unit	on_folded	on_svg	off_folded	off_svg	on_html	off_html
- *	server	4242	/srv/server	1200000000	ns	5300000	us	on/server-4242.folded	on/server-4242.svg	off/server-4242.folded	off/server-4242.svg	on/server-4242.html	off/server-4242.html
+ *	process	pid	exe	on_cpu	on_unit	off_cpu	off_unit	on_folded	on_svg	off_folded	off_svg	on_html	off_html	role	ppid	args
+ *	server	4242	/srv/server	1200000000	ns	5300000	us	on/server.main.folded	on/server.main.svg	off/server.main.folded	off/server.main.svg	on/server.main.html	off/server.main.html	main	1	/srv/server --port 8000
  *
  * A total is "-" when that side was not recorded, or its recording failed
  * (perf died, the fold failed: the total is unknown), 0 when it was
- * recorded and the process has no samples; a file is "-" when it was not written.  The
- * process and exe cells have control characters, invalid UTF-8 and
- * backslashes escaped as "\xNN" and "\\" (core/textesc.h).
+ * recorded and the process has no samples; a file is "-" when it was not
+ * written; ppid and args are "-" when unknown.  The process, exe and args
+ * cells have control characters, invalid UTF-8 and backslashes escaped as
+ * "\xNN" and "\\" (core/textesc.h); args are the arguments joined by a
+ * blank, a blank inside one written "\x20", so that they split back exactly.
  */
 #ifndef FOLDKIT_CAPTURE_OUTPUTS_H
 #define FOLDKIT_CAPTURE_OUTPUTS_H
@@ -96,6 +101,10 @@ struct fk_out_row {
 	char *on_caller_lost_in;
 	double exited;			/* seconds into the window, or < 0 */
 	bool selected;			/* chosen (not a child found later) */
+	char *role;			/* "main", "worker"... (roles.h) */
+	char *name;			/* the files' stem: "server.worker-1" */
+	int ppid;			/* 0: unknown */
+	char **argv;			/* NULL: unknown */
 };
 
 void fk_out_row_free(struct fk_out_row *r);

@@ -373,10 +373,14 @@ static void poll_procs(struct session *s)
 		if (strcmp(p->comm, t->comm) != 0 || !t->exe ||
 		    (s->shell_exe && strcmp(t->exe, s->shell_exe) == 0)) {
 			/* renamed, or the command has been exec'd */
-			struct fk_proc *full = fk_proc_read(c->proc_root, t->pid, FK_PROC_EXE);
+			struct fk_proc *full = fk_proc_read(c->proc_root, t->pid, FK_PROC_ALL);
 
 			g_free(t->comm);
 			t->comm = g_strdup(p->comm);
+			if (full && full->argv) {
+				g_strfreev(t->argv);
+				t->argv = g_strdupv(full->argv);
+			}
 			if (full && full->exe) {
 				g_free(t->exe);
 				t->exe = g_strdup(full->exe);
@@ -390,7 +394,7 @@ static void poll_procs(struct session *s)
 	fk_proc_descendants(all, family, s->last_pid, added);
 	for (guint i = 0; i < added->len; i++) {
 		struct fk_proc *p = g_ptr_array_index(added, i);
-		struct fk_proc *full = fk_proc_read(c->proc_root, p->pid, FK_PROC_EXE);
+		struct fk_proc *full = fk_proc_read(c->proc_root, p->pid, FK_PROC_ALL);
 
 		if (full && full->state != 'Z') {
 			cap_say(s, "process %d (%s) started during the window as a child of %d: "

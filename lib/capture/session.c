@@ -64,6 +64,7 @@ static void tracked_free(gpointer p)
 
 	g_free(t->comm);
 	g_free(t->exe);
+	g_strfreev(t->argv);
 	g_free(t);
 }
 
@@ -72,8 +73,11 @@ struct tracked *cap_track(struct session *s, const struct fk_proc *p, bool selec
 	struct tracked *t = g_new0(struct tracked, 1);
 
 	t->pid = p->pid;
+	t->ppid = p->ppid;
+	t->start = p->start;
 	t->comm = g_strdup(p->comm);
 	t->exe = g_strdup(p->exe);
+	t->argv = g_strdupv(p->argv);
 	t->selected = selected;
 	t->exited = -1;
 	g_hash_table_replace(s->procs, GINT_TO_POINTER(p->pid), t);
@@ -591,6 +595,8 @@ int fk_capture_run(const struct fk_capture_cfg *cfg, struct fk_capture_result *r
 		g_array_unref(pids);
 	}
 	cap_run_window(&s);
+	/* the arguments as they are at the end of the window (roles.h) */
+	cap_refresh_args(&s);
 	res->interrupted = s.signals > 0;
 	if (s.ended)
 		cap_say(&s, "the window ended after %.2f s: %s", cap_now_s(&s), s.ended);

@@ -335,8 +335,7 @@ static char *place(struct session *s, struct fk_outdir *from, const char *file,
 		   const char *side, const struct fk_out_row *r)
 {
 	struct fk_outdir *to = side_dir(s, side);
-	char *stem = fk_out_stem(r->comm, r->pid);
-	char *name = g_strconcat(stem, ".folded", NULL);
+	char *name = g_strconcat(r->name, ".folded", NULL);
 	char *rel = NULL;
 	GError *e = NULL;
 
@@ -346,7 +345,6 @@ static char *place(struct session *s, struct fk_outdir *from, const char *file,
 	} else if (to) {
 		rel = g_strdup_printf("%s/%s", side, name);
 	}
-	g_free(stem);
 	g_free(name);
 	return rel;
 }
@@ -465,6 +463,13 @@ void cap_build_rows(struct session *s, struct fk_split_index *const *x,
 	/* on-CPU: perf recorded only the processes and their children */
 	for (guint i = 0; on && i < on->rows->len; i++) {
 		const struct fk_split_row *e = g_ptr_array_index(on->rows, i);
+
+		row_for(s, rows, e->pid, e->comm);
+	}
+	/* every process known, which is which (and so the files' names) */
+	cap_name_rows(s, rows);
+	for (guint i = 0; on && i < on->rows->len; i++) {
+		const struct fk_split_row *e = g_ptr_array_index(on->rows, i);
 		struct fk_out_row *r = row_for(s, rows, e->pid, e->comm);
 
 		r->on_folded = take(s, dirs[0], e, "on", FK_ON_UNIT, r, &r->on_sum);
@@ -513,13 +518,14 @@ static char *draw(struct session *s, const struct fk_out_row *r, const char *fol
 				.cwd_fd = fk_outdir_fd(dir) };
 	bool ok;
 
-	title = g_strdup_printf("%s%s%s %s", c->title ? c->title : "", c->title ? ": " : "",
-				r->comm, offcpu ? "off-CPU" : "on-CPU");
+	title = g_strdup_printf("%s%s%s (%s) %s", c->title ? c->title : "", c->title ? ": " : "",
+				r->comm, r->role, offcpu ? "off-CPU" : "on-CPU");
 	subtitle = offcpu
-		? g_strdup_printf("pid %d, %.2f s window, time off the CPU in microseconds",
-				  r->pid, (double)(s->t1 - s->t0) / 1e6)
-		: g_strdup_printf("pid %d, %.2f s window, cpu-clock at %u Hz, counts in nanoseconds",
-				  r->pid, (double)(s->t1 - s->t0) / 1e6, c->freq);
+		? g_strdup_printf("%s, pid %d, %.2f s window, time off the CPU in microseconds",
+				  r->name, r->pid, (double)(s->t1 - s->t0) / 1e6)
+		: g_strdup_printf("%s, pid %d, %.2f s window, cpu-clock at %u Hz, counts in "
+				  "nanoseconds", r->name, r->pid, (double)(s->t1 - s->t0) / 1e6,
+				  c->freq);
 	out_rel = g_strconcat(folded, ext, NULL);
 	strcpy(out_rel + strlen(folded) - strlen(".folded"), ext);
 	out = g_path_get_basename(out_rel);
@@ -665,7 +671,7 @@ static int write_side_index(struct session *s, bool offcpu, GError **err)
 		const struct fk_out_row *r = g_ptr_array_index(s->rows, i);
 		const char *f = offcpu ? r->off_folded : r->on_folded;
 		struct fk_split_out o = {
-			.comm = r->comm, .pid = r->pid,
+			.comm = r->comm, .pid = r->pid, .more = NULL,
 			.has_samples = offcpu ? r->off_has_samples : r->on_has_samples,
 			.samples = offcpu ? r->off_samples : r->on_samples,
 			.total = offcpu ? r->off_sum.total : r->on_sum.total,
@@ -674,10 +680,16 @@ static int write_side_index(struct session *s, bool offcpu, GError **err)
 		if (!f)
 			continue;
 		o.file = strrchr(f, '/') + 1;
+		/* fold-report --base pairs the processes of two captures by
+		 * role, and divides by the window (seconds) */
+		o.more = g_strdup_printf("\t%s\t%.3f", r->role ? r->role : "-",
+					 (double)(s->t1 - s->t0) / 1e6);
 		g_array_append_val(v, o);
 	}
 	fk_split_index_format(text, (struct fk_split_out *)(void *)v->data, v->len,
-			      offcpu ? FK_OFF_UNIT : FK_ON_UNIT, NULL);
+			      offcpu ? FK_OFF_UNIT : FK_ON_UNIT, "role\twindow");
+	for (guint i = 0; i < v->len; i++)
+		g_free((char *)g_array_index(v, struct fk_split_out, i).more);
 	rc = write_new(s->sides[offcpu], "index.tsv", text, err);
 	g_string_free(text, TRUE);
 	g_array_free(v, TRUE);
@@ -1070,13 +1082,15 @@ int cap_write_report(struct session *s, GError **err)
 		g_string_append_printf(out, ", started %g s before the window; its output is "
 				       "in [load.log](load.log)\n", c->warmup);
 	}
-	g_string_append(out, "\n| process | pid | on-CPU | off-CPU | files |\n"
-			"|---|---|---|---|---|\n");
+	g_string_append(out, "\n| process | role | pid | on-CPU | off-CPU | files |\n"
+			"|---|---|---|---|---|---|\n");
 	for (guint i = 0; i < s->rows->len; i++) {
 		const struct fk_out_row *r = g_ptr_array_index(s->rows, i);
 
 		g_string_append(out, "| ");
 		md(out, r->comm);
+		g_string_append(out, " | ");
+		md(out, r->role);
 		g_string_append_printf(out, " | %d | ", r->pid);
 		md_total(out, r->on, r->on_sum.total, FK_ON_UNIT);
 		g_string_append(out, " | ");

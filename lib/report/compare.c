@@ -6,6 +6,7 @@
 #include "core/jsonesc.h"
 #include "core/mdcode.h"
 #include "core/splitindex.h"
+#include "core/textesc.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -51,6 +52,7 @@ struct cmp_side {
 	char *path;
 	const char *what;	/* "file", "split directory", "capture" */
 	double window;		/* seconds; 0: unknown */
+	bool window_given;	/* by --window, not the capture's index */
 	char *unit[NKINDS];	/* the counts' units; NULL: no such profile */
 	struct proc all;
 	GPtrArray *procs;	/* struct proc *, in key order after cmp_pair() */
@@ -309,6 +311,43 @@ static struct proc *proc_of_row(struct cmp_side *s, const struct fk_split_index 
 	return p;
 }
 
+/*
+ * fp-record's window, from the window column of its index (seconds, the
+ * same on every line): the first that reads as one.  A cell that does
+ * not, or a second that differs, is a note, never a wrong divisor.
+ */
+static void index_window(struct cmp_side *s, const struct fk_split_index *x)
+{
+	for (guint i = 0; i < x->rows->len; i++) {
+		const char *cell = fk_split_index_cell(x, g_ptr_array_index(x->rows, i), "window");
+		char *end;
+		double v;
+
+		if (!cell)
+			return;
+		errno = 0;
+		v = g_ascii_strtod(cell, &end);
+		if (errno || end == cell || *end || !(v > 0 && v < 1e9)) {
+			char *esc = fk_text_escape_dup(cell, strlen(cell), FK_ESC_BACKSLASH);
+
+			g_ptr_array_insert(s->notes, (gint)s->notes->len - 1,
+					   g_strdup_printf("%s: line %u: window '%s' is not a number "
+							   "of seconds: left out", x->path, i + 2,
+							   esc));
+			g_free(esc);
+			continue;
+		}
+		if (s->window == 0) {
+			s->window = v;
+		} else if (v != s->window) {
+			g_ptr_array_insert(s->notes, (gint)s->notes->len - 1,
+					   g_strdup_printf("%s: line %u: window %g s, not %g s as "
+							   "before: the first kept", x->path,
+							   i + 2, v, s->window));
+		}
+	}
+}
+
 /* Reads a split directory's files as the profiles of kind (-1: by unit). */
 static int read_split(struct cmp_side *s, const char *dir, int kind, const struct cmp_opts *o,
 		      struct skip_log *skips, GError **err)
@@ -343,6 +382,8 @@ static int read_split(struct cmp_side *s, const char *dir, int kind, const struc
 				   g_strdup_printf("%s: not listed in %s: left out", path, x->path));
 		g_free(path);
 	}
+	if (!s->window_given && x->rows->len)
+		index_window(s, x);
 	for (guint i = 0; i < x->rows->len && rc == 0; i++) {
 		const struct fk_split_row *r = g_ptr_array_index(x->rows, i);
 		struct proc *p = proc_of_row(s, x, r);
@@ -387,6 +428,7 @@ struct cmp_side *cmp_side_read(const char *path, int which,
 	s->ends = g_array_new(FALSE, FALSE, sizeof(size_t));
 	s->all.key = g_strdup("all");
 	s->window = o->window[which];
+	s->window_given = s->window > 0;
 	if (!is_dir(path)) {
 		const char *unit = o->unit ? o->unit : "samples";
 		int kind = offcpu_unit(unit) ? OFF : ON;

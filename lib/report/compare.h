@@ -21,7 +21,8 @@
  *
  * For each matched process and profile (on-CPU, off-CPU), the functions
  * whose self and inclusive time changed most: each count divided by its
- * side's window in seconds (fp-record's index.tsv, or --window), so that
+ * side's window in seconds (--window, else the window column of
+ * fp-record's on/index.tsv and off/index.tsv), so that
  * captures of different lengths compare; without both windows, counts as
  * they are.  The root frame (the thread or process) is not a function.
  * A change inside the sampling error is left out:

@@ -47,14 +47,72 @@ for run in before after; do
 		>"$T/$run.out" 2>"$T/$run.err" ||
 		{ echo "FAIL: fp-record ($run): $(tail -3 "$T/$run.err")" >&2; exit 1; }
 done
-window() { sed -n 's/^- Window: \([0-9.]*\) s$/\1/p' "$1/report.md"; }
+# which process is which (index.tsv's role, ppid and args), and the
+# files named alike in both runs
+python3 - "$T/before" "$T/after" <<'EOF' || FAILED=1
+import os, re, sys
+bad = []
+for cap in sys.argv[1:]:
+    rows = [l.rstrip("\n").split("\t") for l in open(os.path.join(cap, "index.tsv"))]
+    head = rows[0]
+    for col in ("role", "ppid", "args", "pid", "on_folded"):
+        if col not in head:
+            bad.append("%s/index.tsv: no column %s: %r" % (cap, col, head))
+    if bad:
+        break
+    cells = [dict(zip(head, r)) for r in rows[1:]]
+    byrole = {}
+    for c in cells:
+        byrole.setdefault(c["role"], []).append(c)
+    mains, workers = byrole.get("main", []), byrole.get("worker", [])
+    if len(mains) != 1 or len(workers) != 2 or len(cells) != 3:
+        bad.append("%s: roles %r, want one main and two workers" % (cap, sorted(byrole)))
+        continue
+    m = mains[0]
+    for w in workers:
+        if w["ppid"] != m["pid"]:
+            bad.append("%s: worker %s's ppid %s, not the main process's %s" % (cap, w["pid"], w["ppid"], m["pid"]))
+        # the arguments, escaped, split back exactly at blanks
+        args = w["args"].split(" ")
+        if args[1:3] not in (["--worker", "1"], ["--worker", "2"]) or not args[0].endswith("fkcmp"):
+            bad.append("%s: worker %s's args %r" % (cap, w["pid"], w["args"]))
+    files = sorted(c["on_folded"] for c in cells)
+    if files != ["on/fkcmp.main.folded", "on/fkcmp.worker-1.folded", "on/fkcmp.worker-2.folded"]:
+        bad.append("%s: files %r" % (cap, files))
+    for c in cells:
+        for f in ("on_folded", "off_folded", "on_svg", "off_svg"):
+            if not os.path.isfile(os.path.join(cap, c[f])):
+                bad.append("%s: no %s" % (cap, c[f]))
+    # the graphs say process, role, pid, window and unit
+    for c in cells:
+        svg = open(os.path.join(cap, c["on_svg"]), encoding="utf-8").read()
+        name = c["on_folded"][3:-7]
+        for w in (">fkcmp (%s) on-CPU<" % c["role"], "%s, pid %s, " % (name, c["pid"]),
+                  " s window, ", "counts in nanoseconds"):
+            if w not in svg:
+                bad.append("%s: %s lacks %r" % (cap, c["on_svg"], w))
+for b in bad[:20]:
+    print("FAIL:", b, file=sys.stderr)
+sys.exit(1 if bad else 0)
+EOF
+# each capture's window: on/index.tsv's window column (the seconds
+# fold-report divides by, with no option), which report.md rounds
+window() {
+	awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "window") k = i; next }
+		k { print $k; exit }' "$1/on/index.tsv"
+}
 WB=$(window "$T/before"); WA=$(window "$T/after")
-[ -n "$WB" ] && [ -n "$WA" ] || { echo "FAIL: no window in report.md" >&2; exit 1; }
+[ -n "$WB" ] && [ -n "$WA" ] || { echo "FAIL: no window in on/index.tsv" >&2; exit 1; }
+for run in before after; do
+	w=$(window "$T/$run") r=$(sed -n 's/^- Window: \([0-9.]*\) s$/\1/p' "$T/$run/report.md")
+	awk -v w="$w" -v r="$r" 'BEGIN { d = w - r; exit !(r != "" && d < 0.0051 && d > -0.0051) }' ||
+		fail "$run: on/index.tsv's window $w, report.md's $r"
+done
 
-"$BIN/fold-report" --base "$T/before" "$T/after" --base-window "$WB" --window "$WA" \
+"$BIN/fold-report" --base "$T/before" "$T/after" \
 	--json --top 100000 >"$T/cmp.json" 2>"$T/cmp.err" ||
 	{ echo "FAIL: fold-report --base: $(cat "$T/cmp.err")" >&2; exit 1; }
-"$BIN/fold-report" --base "$T/before" "$T/after" --base-window "$WB" --window "$WA" \
+"$BIN/fold-report" --base "$T/before" "$T/after" \
 	>"$T/cmp.md" 2>>"$T/cmp.err" || fail "fold-report --base (Markdown)"
 
 python3 - "$T/before" "$T/after" "$WB" "$WA" "$T/cmp.json" <<'EOF' || FAILED=1
@@ -75,8 +133,10 @@ def read_side(cap):
         for r in rows[1:]:
             cell = dict(zip(head, r))
             path = os.path.join(d, cell["file"])
-            comm, pid = cell["comm"], int(cell["pid"])
-            fns = procs.setdefault((comm, pid), {}).setdefault(kind, {})
+            # fp-record names a file by process and role, the same in
+            # every run: the comparison pairs processes by it
+            stem = cell["file"][:-len(".folded")]
+            fns = procs.setdefault(stem, {}).setdefault(kind, {})
             fns.setdefault(None, [0, 0])[1] += int(cell["samples"])
             for line in open(path, encoding="utf-8", errors="surrogateescape"):
                 stack, count = line.rstrip("\n").rsplit(" ", 1)
@@ -87,12 +147,7 @@ def read_side(cap):
                 if frames:
                     fns.setdefault(frames[-1], [0, 0])[0] += c
                 fns.setdefault(None, [0, 0])[0] += c   # the total
-    keyed = {}
-    names = sorted(set(c for c, _ in procs))
-    for n in names:
-        pids = sorted(p for c, p in procs if c == n)
-        for i, p in enumerate(pids):
-            keyed[n if len(pids) == 1 else "%s#%d" % (n, i + 1)] = procs[(n, p)]
+    keyed = dict(procs)
     allp = {}
     for prof in keyed.values():
         for kind, fns in prof.items():
@@ -169,13 +224,13 @@ want_pairs = set((k, kind) for k in B if k in N for kind in ("on-cpu", "off-cpu"
 if seen != want_pairs:
     bad.append("compared %r, want %r" % (sorted(seen), sorted(want_pairs)))
 
-# the planted change: in both workers (fkcmp#2, fkcmp#3), not in the main process
+# the planted change: in both workers, not in the main process
 def frames(key, kind, table="inclusive"):
     for c in doc["comparisons"]:
         if c["process"] == key and c["profile"] == kind:
             return {r["frame"]: r for r in c[table]}
     return {}
-for w in ("fkcmp#2", "fkcmp#3"):
+for w in ("fkcmp.worker-1", "fkcmp.worker-2"):
     r = frames(w, "on-cpu").get("checksum_frame")
     if not r or r["base"] != 0 or r["new"] <= 0:
         bad.append("%s: checksum_frame not found new on-CPU: %r" % (w, r))
@@ -183,8 +238,8 @@ for w in ("fkcmp#2", "fkcmp#3"):
     if not r or r["base"] != 0 or r["new"] <= 0:
         bad.append("%s: slow_flush not found new off-CPU: %r" % (w, r))
 for kind, f in (("on-cpu", "checksum_frame"), ("off-cpu", "slow_flush")):
-    if f in frames("fkcmp#1", kind):
-        bad.append("fkcmp#1 (the main process) has %s" % f)
+    if f in frames("fkcmp.main", kind):
+        bad.append("fkcmp.main (the main process) has %s" % f)
 for b in bad[:20]:
     print("FAIL:", b, file=sys.stderr)
 n = sum(len(c["self"]) + len(c["inclusive"]) for c in doc["comparisons"])
@@ -192,8 +247,10 @@ print("compared %d profiles, %d rows agree with the computation here" % (len(doc
 sys.exit(1 if bad else 0)
 EOF
 
-grep -q '^## `fkcmp#2`: on-CPU (ns per second)$' "$T/cmp.md" || fail "Markdown: no on-CPU section with its unit for fkcmp#2"
-grep -q '^## `fkcmp#2`: off-CPU (us per second)$' "$T/cmp.md" || fail "Markdown: no off-CPU section with its unit"
+grep -q '^## `fkcmp.worker-1`: on-CPU (ns per second)$' "$T/cmp.md" ||
+	fail "Markdown: no on-CPU section with its unit for fkcmp.worker-1"
+grep -q '^## `fkcmp.worker-1`: off-CPU (us per second)$' "$T/cmp.md" ||
+	fail "Markdown: no off-CPU section with its unit"
 grep -q '^- Normalised: every count is divided by its side' "$T/cmp.md" || fail "Markdown: does not say how it normalises"
 grep -q 'within 3 standard errors of sampling' "$T/cmp.md" || fail "Markdown: does not say what it leaves out"
 grep -q '^| `checksum_frame` | 0 | ' "$T/cmp.md" || fail "Markdown: checksum_frame not shown new"

@@ -82,13 +82,13 @@ died() {
 		fail "$side: index.tsv's $theirs is not a number: $(column "$dir/index.tsv" $theirs | tr '\n' ' ')"
 	# fkwork and its child
 	column "$dir/index.tsv" pid | grep -qx "$BUSY" || fail "$side: index.tsv's rows: $(cat "$dir/index.tsv")"
-	# report.md's row: | fkwork | PID | on-CPU | off-CPU | files |
+	# report.md's row: | fkwork | ROLE | PID | on-CPU | off-CPU | files |
 	local row cells
-	row=$(grep "^| fkwork | $BUSY |" "$dir/report.md")
+	row=$(grep "^| fkwork | [^|]* | $BUSY |" "$dir/report.md")
 	IFS='|' read -r -a cells <<<"$row"
 	case $side in
-	on-CPU) [ "${cells[3]}" = " - " ] && [ "${cells[4]}" != " - " ] ;;
-	off-CPU) [ "${cells[4]}" = " - " ] && [ "${cells[3]}" != " - " ] ;;
+	on-CPU) [ "${cells[4]:-}" = " - " ] && [ "${cells[5]:-}" != " - " ] ;;
+	off-CPU) [ "${cells[5]:-}" = " - " ] && [ "${cells[4]:-}" != " - " ] ;;
 	esac || fail "$side: report.md's row: $row"
 	grep -Eq "it was idle|only ran or were preempted|neither blocked" "$T/$side.err" "$dir/report.md" &&
 		fail "$side: a process is judged on the dead recording: $(grep -Eh "idle|preempted|neither" "$T/$side.err" | head -2)"

@@ -156,8 +156,8 @@ if command -v strace >/dev/null; then
 	# and what was made is all there, with no temporary file left
 	(cd "$S/out" && find . | sort) >"$T/tree"
 	for f in ./index.tsv ./report.md ./threads.tsv ./on.data ./off.data ./on/index.tsv ./off/index.tsv \
-		"./on/fkwork-$BUSY.folded" "./on/fkwork-$BUSY.svg" "./on/fkwork-$BUSY.html" \
-		"./off/fkwork-$BUSY.folded"; do
+		./on/fkwork.main.folded ./on/fkwork.main.svg ./on/fkwork.main.html \
+		./off/fkwork.main.folded; do
 		grep -qx -- "$f" "$T/tree" || fail "under strace: no $f: $(tr '\n' ' ' <"$T/tree")"
 	done
 	grep -q '/\.' "$T/tree" && fail "under strace: temporary files left: $(grep '/\.' "$T/tree")"
@@ -170,7 +170,7 @@ mkdir "$T/opt"
 for name in -evil --title=x; do
 	(cd "$T/opt" && "$FPR" --pid "$BUSY" --on -d 0.3 -o "$name" >"$T/out" 2>"$T/err")
 	rc=$?
-	if [ $rc -eq 0 ] && [ -s "$T/opt/$name/on/fkwork-$BUSY.svg" ] &&
+	if [ $rc -eq 0 ] && [ -s "$T/opt/$name/on/fkwork.main.svg" ] &&
 		grep -q "^## fold-report" "$T/opt/$name/report.md" && ! grep -q "no graph" "$T/err"; then
 		echo "ok -o $name: graphs and findings"
 	else

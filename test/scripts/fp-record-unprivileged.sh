@@ -77,7 +77,10 @@ cases() {
 	if [ "$paranoid" -le 2 ]; then
 		"${NOBODY[@]}" "$fpr" --pid "$NOBPID" --on -d 1 -o "$T/nob/$label-o3" >/dev/null 2>"$T/err"
 		rc=$?
-		[ $rc -eq 0 ] && [ -s "$T/nob/$label-o3/on/fkserver-$NOBPID.folded" ] &&
+		# the file's name is the process's and role's, as index.tsv lists it
+		f=$(awk -F'\t' -v p="$NOBPID" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "on_folded") k = i; next }
+			$2 == p { print $k }' "$T/nob/$label-o3/index.tsv" 2>/dev/null)
+		[ $rc -eq 0 ] && [ -n "$f" ] && [ -s "$T/nob/$label-o3/$f" ] &&
 			echo "ok $label: unprivileged on-CPU of one's own process" ||
 			fail "$label: unprivileged --on: exit $rc: $(tail -2 "$T/err")"
 	fi

@@ -42,6 +42,14 @@ S=$T/fkserver
 cc -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -pthread -o "$S" \
 	"$ROOT/test/workloads/fkserver.c" || { echo "cannot build fkserver" >&2; exit 1; }
 
+# stem DIR PID: the name of PID's files in the capture DIR ("fkserver.main"),
+# from DIR/index.tsv, since the files are named by process and role
+stem() {
+	awk -F'\t' -v p="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "on_folded") on = i
+			else if ($i == "off_folded") off = i; next }
+		$2 == p { f = $on != "-" ? $on : $off; sub(/^(on|off)\//, "", f)
+			sub(/\.folded$/, "", f); print f }' "$1/index.tsv"
+}
 # col FILE NAME: the column named NAME of index.tsv, "pid value" per line
 col() {
 	awk -F'\t' -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next }
@@ -77,8 +85,9 @@ grep -q "recording 3 processes" "$T/a.err" || fail "--exe: not 3 processes annou
 grep -Eq "^fp-record:   ($DECOY1|$DECOY2) " "$T/a.err" && fail "--exe chose a decoy"
 
 for p in $WANT; do
-	for f in on/fkserver-$p.folded on/fkserver-$p.svg on/fkserver-$p.html \
-		off/fkserver-$p.folded off/fkserver-$p.svg off/fkserver-$p.html; do
+	n=$(stem "$A" $p)
+	[ -n "$n" ] || fail "index.tsv names no files for $p"
+	for f in on/$n.folded on/$n.svg on/$n.html off/$n.folded off/$n.svg off/$n.html; do
 		[ -s "$A/$f" ] || fail "no $f"
 		grep -qx "$A/$f" "$T/a.out" || fail "$f is not among the paths printed"
 	done
@@ -89,34 +98,35 @@ done
 grep -qx "$A/threads.tsv" "$T/a.out" || fail "threads.tsv is not among the paths printed"
 [ "$(ls -A "$A" | tr '\n' ' ')" = "index.tsv off off.data on on.data report.md threads.tsv " ] ||
 	fail "unexpected files in DIR: $(ls -A "$A" | tr '\n' ' ')"
-head -1 "$A/index.tsv" | grep -qx "$(printf 'process\tpid\texe\ton_cpu\ton_unit\toff_cpu\toff_unit\ton_folded\ton_svg\toff_folded\toff_svg\ton_html\toff_html')" ||
+head -1 "$A/index.tsv" | grep -qx "$(printf 'process\tpid\texe\ton_cpu\ton_unit\toff_cpu\toff_unit\ton_folded\ton_svg\toff_folded\toff_svg\ton_html\toff_html\trole\tppid\targs')" ||
 	fail "index.tsv header: $(head -1 "$A/index.tsv")"
 [ "$(awk -F'\t' 'NR > 1 && $1 == "fkserver" && $5 == "ns" && $7 == "us" && $4 > 0 && $6 > 0' "$A/index.tsv" | wc -l)" -eq 3 ] ||
 	fail "index.tsv has not 3 processes with ns and us totals: $(cat "$A/index.tsv")"
 # the right stacks in the right files: workers decode, the main process accepts
 main=${WANT%% *}
-grep -q ';accept_loop;' "$A/on/fkserver-$main.folded" || fail "main's on-CPU profile lacks accept_loop"
-grep -q ';decode_step;' "$A/on/fkserver-$main.folded" && fail "main's on-CPU profile has decode_step"
+grep -q ';accept_loop;' "$A/on/$(stem "$A" $main).folded" || fail "main's on-CPU profile lacks accept_loop"
+grep -q ';decode_step;' "$A/on/$(stem "$A" $main).folded" && fail "main's on-CPU profile has decode_step"
 for p in ${WANT#* }; do
-	grep -q ';decode_step;' "$A/on/fkserver-$p.folded" || fail "worker $p's on-CPU profile lacks decode_step"
+	grep -q ';decode_step;' "$A/on/$(stem "$A" $p).folded" || fail "worker $p's on-CPU profile lacks decode_step"
 done
 for p in $WANT; do
-	grep -q '^sleeper;.*;wait_tick;' "$A/off/fkserver-$p.folded" || fail "$p: off-CPU lacks the sleeps"
-	grep -Eq '^lock-[ab];.*;locker;.*(lll_lock_wait|futex)' "$A/off/fkserver-$p.folded" ||
+	grep -q '^sleeper;.*;wait_tick;' "$A/off/$(stem "$A" $p).folded" || fail "$p: off-CPU lacks the sleeps"
+	grep -Eq '^lock-[ab];.*;locker;.*(lll_lock_wait|futex)' "$A/off/$(stem "$A" $p).folded" ||
 		fail "$p: off-CPU lacks the mutex waits"
 done
-xmllint --noout "$A/on/fkserver-$main.svg" || fail "on-CPU SVG is not well-formed"
-grep -q '>fkserver on-CPU<' "$A/on/fkserver-$main.svg" || fail "on-CPU SVG title"
-grep -q '>fkserver off-CPU<' "$A/off/fkserver-$main.svg" || fail "off-CPU SVG title"
-xmllint --noout "$A/on/fkserver-$main.html" || fail "on-CPU page is not well-formed"
-grep -q '<h1 id="title">fkserver on-CPU</h1>' "$A/on/fkserver-$main.html" || fail "on-CPU page title"
-grep -q '"countname": "us"' "$A/off/fkserver-$main.html" || fail "off-CPU page: not in us"
-for p in $WANT; do grep -q "| fkserver | $p |" "$A/report.md" || fail "report.md lacks $p"; done
+xmllint --noout "$A/on/$(stem "$A" $main).svg" || fail "on-CPU SVG is not well-formed"
+grep -q '>fkserver (main) on-CPU<' "$A/on/$(stem "$A" $main).svg" || fail "on-CPU SVG title"
+grep -q '>fkserver (main) off-CPU<' "$A/off/$(stem "$A" $main).svg" || fail "off-CPU SVG title"
+xmllint --noout "$A/on/$(stem "$A" $main).html" || fail "on-CPU page is not well-formed"
+grep -q '<h1 id="title">fkserver (main) on-CPU</h1>' "$A/on/$(stem "$A" $main).html" || fail "on-CPU page title"
+grep -q '"countname": "us"' "$A/off/$(stem "$A" $main).html" || fail "off-CPU page: not in us"
+grep -q "| fkserver | main | $main |" "$A/report.md" || fail "report.md lacks the main process $main"
+for p in ${WANT#* }; do grep -q "| fkserver | worker | $p |" "$A/report.md" || fail "report.md lacks worker $p"; done
 if [ -x "$BIN/fold-report" ]; then
 	# fold-report's whole, then each process, its headings a level down
 	grep -q '^## fold-report: `on`' "$A/report.md" || fail "report.md lacks fold-report's whole"
 	for p in $WANT; do
-		grep -q "^## Process \`on/fkserver-$p.folded\`" "$A/report.md" ||
+		grep -q "^## Process \`on/$(stem "$A" $p).folded\`" "$A/report.md" ||
 			fail "report.md lacks fold-report's section for $p"
 	done
 	grep -q '^### Contention' "$A/report.md" || fail "report.md lacks the contention of on- and off-CPU"
@@ -186,7 +196,7 @@ wait $fpr
 rc=$?
 [ $rc -eq 0 ] || fail "after Ctrl-C: exit $rc: $(tail -2 "$T/g.err")"
 grep -q 'the window ended after [0-9.]* s: interrupted' "$T/g.err" || fail "after Ctrl-C: no word of the early end"
-[ -s "$G/on/fkserver-$SERVER.folded" ] && [ -s "$G/off/fkserver-$SERVER.folded" ] ||
+[ -s "$G/on/$(stem "$G" $SERVER).folded" ] && [ -s "$G/off/$(stem "$G" $SERVER).folded" ] ||
 	fail "after Ctrl-C: no profiles"
 grep -q 'Window: [0-9.]* s (ended early: interrupted)' "$G/report.md" || fail "report.md does not say the window was interrupted"
 no_leftovers "$G" "Ctrl-C"
@@ -213,7 +223,7 @@ GOT=$(grep -E "^fp-record:   [0-9]+ fkserver " "$T/l.err" | awk '{ print $2 }' |
 	fail "--name with a load chose '$GOT', want '$WANT'"
 grep -q "stopped the load" "$T/l.err" || fail "--load: not stopped"
 for p in ${WANT#* }; do
-	grep -q '^decode;.*;decode_step;' "$L/on/fkserver-$p.folded" ||
+	grep -q '^decode;.*;decode_step;' "$L/on/$(stem "$L" $p).folded" ||
 		fail "--call-graph dwarf: worker $p's profile lacks decode_step"
 done
 [ -f "$L/load.log" ] || fail "--load: no load.log"

@@ -70,7 +70,17 @@ FNR == NR {
 	site[k, $4] = 1; wall[k, $4] += $6 / 1000; known[k] = 1
 	next
 }
-FNR == 1 { n = split(FILENAME, p, "-"); pid = p[n]; sub(/\.folded$/, "", pid) }
+# fp-record names its files by process and role: their pids are in the
+# index.tsv beside them; a split directory's are COMM-PID.folded
+FNR == 1 {
+	pid = ""; dir = FILENAME; sub(/\/[^\/]*$/, "", dir); base = substr(FILENAME, length(dir) + 2)
+	while ((getline line < (dir "/index.tsv")) > 0) {
+		split(line, c, "\t")
+		if (c[1] == base) pid = c[3]
+	}
+	close(dir "/index.tsv")
+	if (pid == "") { n = split(FILENAME, p, "-"); pid = p[n]; sub(/\.folded$/, "", pid) }
+}
 {
 	w = $NF; nf = split(substr($0, 1, length($0) - length(w) - 1), f, ";")
 	k = pid SUBSEP f[1]

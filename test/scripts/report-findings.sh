@@ -78,11 +78,20 @@ def read(path):
         out.append((s.split(";"), Fraction(c)))
     return out
 
-procs = {}	# process name (COMM-PID) -> {"on": stacks, "off": stacks, "pid": pid}
+# fp-record names its files by process and role (ledgerd.main,
+# ledgerd.worker-1): each one's pid is in the capture's index.tsv
+rows = [l.rstrip("\n").split("\t") for l in open(os.path.join(cap, "index.tsv"))]
+stem_pid = {}
+for r in rows[1:]:
+    cell = dict(zip(rows[0], r))
+    for side in ("on", "off"):
+        if cell[side + "_folded"] != "-":
+            stem_pid[os.path.basename(cell[side + "_folded"])[:-7]] = cell["pid"]
+procs = {}	# pid -> {"name": file stem, "on": stacks, "off": stacks}
 for side in ("on", "off"):
     for f in glob.glob(os.path.join(cap, side, "*.folded")):
         name = os.path.basename(f)[:-7]
-        pid = name.rsplit("-", 1)[1]
+        pid = stem_pid[name]
         procs.setdefault(pid, {"name": name})[side] = read(f)
 for p in procs.values():
     p.setdefault("on", []); p.setdefault("off", [])
@@ -231,7 +240,10 @@ threads = sum(len({s[0] for s, c in p["on"]}) for p in procs.values())
 if report["process_count"] != 3 or report["thread_count"] != threads:
     bad("whole: %s processes, %s threads; the files: 3, %d" % (report["process_count"], report["thread_count"], threads))
 for sec in report["processes"]:
-    pid = sec["process"].rsplit("-", 1)[1]
+    pid = stem_pid.get(sec["process"])
+    if pid is None:
+        bad("a section of process %r, which index.tsv does not name" % sec["process"])
+        continue
     p = procs[pid]
     found = expect(sec, p["on"], p["off"], pid)
     check_required(sec["process"], found, p["on"], p["off"])

@@ -505,6 +505,10 @@ static void test_index(void)
 		.on_folded = "on/server-10.folded", .on_svg = "on/server-10.svg",
 		.off_folded = "off/server-10.folded", .off_svg = "off/server-10.svg",
 		.on_html = "on/server-10.html",
+		.role = "main", .ppid = 1,
+		/* a blank, a tab, a backslash and an empty argument, each
+		 * written so that the cell splits back at blanks exactly */
+		.argv = (char *[]){ "/srv/server", "--name", "a b\tc\\", "", "x", NULL },
 	};
 	struct fk_out_row b = { .pid = 11, .comm = "we\tird\033", .on = true };
 	GPtrArray *rows = g_ptr_array_new();
@@ -518,11 +522,11 @@ static void test_index(void)
 	fclose(f);
 	CHECK_STR((s = slurp("index.tsv")),
 		  "process\tpid\texe\ton_cpu\ton_unit\toff_cpu\toff_unit\ton_folded\ton_svg\t"
-		  "off_folded\toff_svg\ton_html\toff_html\n"
+		  "off_folded\toff_svg\ton_html\toff_html\trole\tppid\targs\n"
 		  "server\t10\t/srv/server\t1200\tns\t53\tus\ton/server-10.folded\t"
 		  "on/server-10.svg\toff/server-10.folded\toff/server-10.svg\t"
-		  "on/server-10.html\t-\n"
-		  "we\\x09ird\\x1b\t11\t-\t0\tns\t-\tus\t-\t-\t-\t-\t-\t-\n");
+		  "on/server-10.html\t-\tmain\t1\t/srv/server --name a\\x20b\\x09c\\\\  x\n"
+		  "we\\x09ird\\x1b\t11\t-\t0\tns\t-\tus\t-\t-\t-\t-\t-\t-\t-\t-\t-\n");
 	g_free(s);
 	f = fopen("/dev/full", "w");
 	if (f) {
