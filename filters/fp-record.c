@@ -4,6 +4,7 @@
  * and a report.  See docs/fp-record.1 and lib/capture/session.h.
  */
 #include "capture/push.h"
+#include "capture/schedule.h"
 #include "capture/session.h"
 #include "store/labels.h"
 #include "store/url.h"
@@ -23,12 +24,12 @@
 #endif
 
 static struct opts {
-	char *exe, *name, *pids, *dir, *cg, *load, *title, *plugin, *push;
+	char *exe, *name, *pids, *dir, *cg, *load, *title, *plugin, *push, *compare;
 	char **push_labels;
-	double seconds, warmup;
-	int freq, stack_dump;
+	double seconds, warmup, delay, every;
+	int freq, stack_dump, count;
 	gboolean on, off, keep_data;
-} opts = { .seconds = 30, .warmup = -1, .freq = 99, .stack_dump = -1 };
+} opts = { .seconds = 30, .warmup = -1, .freq = 99, .stack_dump = -1, .count = 1 };
 
 static const GOptionEntry entries[] = {
 	{ "exe", 0, 0, G_OPTION_ARG_FILENAME, &opts.exe, "Every process whose /proc/PID/exe is FILE", "FILE" },
@@ -45,6 +46,10 @@ static const GOptionEntry entries[] = {
 	{ "warmup", 0, 0, G_OPTION_ARG_DOUBLE, &opts.warmup, "Start the load SECONDS before the window (default 3)", "SECONDS" },
 	{ "title", 0, 0, G_OPTION_ARG_STRING, &opts.title, "Put TEXT before each graph's title and the report's", "TEXT" },
 	{ "keep-data", 0, 0, G_OPTION_ARG_NONE, &opts.keep_data, "Keep DIR/on.data and DIR/off.data", NULL },
+	{ "delay", 0, 0, G_OPTION_ARG_DOUBLE, &opts.delay, "Open the window SECONDS from now", "SECONDS" },
+	{ "every", 0, 0, G_OPTION_ARG_DOUBLE, &opts.every, "With --count: a window every SECONDS (start to start), each in DIR/1, DIR/2...", "SECONDS" },
+	{ "count", 0, 0, G_OPTION_ARG_INT, &opts.count, "With --every: N windows (default 1)", "N" },
+	{ "compare", 0, 0, G_OPTION_ARG_FILENAME, &opts.compare, "Compare with the earlier capture OLD: DIR/compare.md and differential graphs in DIR/compare/", "OLD" },
 	{ "plugin", 0, 0, G_OPTION_ARG_FILENAME, &opts.plugin, "The perf plugin (default: next to fp-record, or $FOLDKIT_PLUGIN)", "FILE" },
 	{ "push", 0, 0, G_OPTION_ARG_STRING, &opts.push, "Push the capture to a store once written (fold-push URL)", "URL" },
 	{ "push-label", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opts.push_labels, "With --push: label its profiles KEY=VALUE too", "K=V" },
@@ -66,9 +71,54 @@ static const char description[] =
 	"  sudo fp-record --pid 1234,1240 -d 10 --off\n"
 	"  sudo fp-record -d 5 -- ./workload args\n"
 	"  sudo fp-record --exe build/server -d 30 --push clickhouse://db1/prof --push-label release=v2\n"
+	"  sudo fp-record --exe build/server -d 30 --compare before -o after\n"
+	"  sudo fp-record --exe build/server -d 10 --every 60 --count 3 -o hourly\n"
 	"\n"
 	"Exit status: 0 profiles written (and pushed), 1 nothing captured, not pushed or an error,\n"
 	"2 usage error.  See fp-record(1).";
+
+/* an earlier capture, checked before anything is recorded: its real
+ * path, or NULL */
+static char *compare_dir(const char *path)
+{
+	char *real = realpath(path, NULL), *index, *on, *off;
+	bool ok;
+
+	if (!real)
+		return NULL;
+	index = g_build_filename(real, "index.tsv", NULL);
+	on = g_build_filename(real, "on", NULL);
+	off = g_build_filename(real, "off", NULL);
+	ok = g_file_test(index, G_FILE_TEST_IS_REGULAR) &&
+	     (g_file_test(on, G_FILE_TEST_IS_DIR) || g_file_test(off, G_FILE_TEST_IS_DIR));
+	g_free(index);
+	g_free(on);
+	g_free(off);
+	if (!ok) {
+		free(real);
+		return NULL;
+	}
+	return real;
+}
+
+/* fp-record --push of each window's capture, as it is written */
+struct pusher {
+	struct fk_capture_push p;
+	unsigned failed;
+};
+
+static void push_one(void *data, const char *dir, const struct fk_capture_result *r)
+{
+	struct pusher *pu = data;
+	GError *err = NULL;
+
+	pu->p.from = r->window_from;
+	pu->p.until = r->window_until;
+	if (fk_capture_push(&pu->p, dir, &err) < 0) {
+		tool_warn_error(err);
+		pu->failed++;
+	}
+}
 
 static void say(void *data, const char *line)
 {
@@ -102,8 +152,11 @@ int main(int argc, char **argv)
 	struct fk_capture_cfg cfg = FK_CAPTURE_CFG_INIT;
 	struct fk_capture_result res = { 0 };
 	struct fk_store_url store = { 0 };
+	struct pusher pusher = { 0 };
+	bool scheduled;
 	char *fold_push = NULL;
 	char *self = g_file_read_link("/proc/self/exe", NULL), *bindir, *real = NULL, *dir = NULL;
+	char *cmp_old = NULL;
 	GArray *pids = g_array_new(FALSE, FALSE, sizeof(int));
 	const char *env = g_getenv("FOLDKIT_PLUGIN");
 	int selectors, rc;
@@ -133,6 +186,22 @@ int main(int argc, char **argv)
 				 FK_STACK_DUMP_MAX);
 	if (opts.exe && !(real = realpath(opts.exe, NULL)))
 		tool_usage_error("--exe '%s': %s", opts.exe, g_strerror(errno));
+	if (!(opts.delay >= 0 && opts.delay <= 1e6))
+		tool_usage_error("--delay %g: a number of seconds, 0 or more", opts.delay);
+	if (opts.count < 1 || opts.count > 10000)
+		tool_usage_error("--count %d: windows, 1 to 10000", opts.count);
+	if ((opts.count > 1) != (opts.every > 0))
+		tool_usage_error("--every and --count go together (--every SECONDS --count N, "
+				 "N at least 2)");
+	if (opts.every > 0 && !(opts.every >= opts.seconds && opts.every <= 1e6))
+		tool_usage_error("--every %g: at least the window's length (-d %g), in seconds",
+				 opts.every, opts.seconds);
+	if ((opts.delay > 0 || opts.count > 1) && argc > 1)
+		tool_usage_error("--delay and --every need running processes (--exe, --name or "
+				 "--pid): COMMAND would be started anew");
+	if (opts.compare && !(cmp_old = compare_dir(opts.compare)))
+		tool_usage_error("--compare '%s': not an fp-record capture (a directory with "
+				 "index.tsv and on/ or off/)", opts.compare);
 	if (opts.pids && !fk_proc_parse_pids(opts.pids, pids))
 		tool_usage_error("--pid '%s': process ids separated by commas", opts.pids);
 	if (opts.push_labels && !opts.push)
@@ -165,6 +234,7 @@ int main(int argc, char **argv)
 	cfg.warmup = opts.warmup >= 0 ? opts.warmup : 3;
 	cfg.title = opts.title;
 	cfg.keep_data = opts.keep_data;
+	cfg.compare = cmp_old;
 	cfg.dir = opts.dir;
 	if (g_getenv("FOLDKIT_PERF") && *g_getenv("FOLDKIT_PERF"))
 		cfg.perf = g_getenv("FOLDKIT_PERF");
@@ -178,27 +248,38 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
-	rc = fk_capture_run(&cfg, &res, &err);
+	scheduled = opts.delay > 0 || opts.count > 1;
+	pusher.p = (struct fk_capture_push){
+		.fold_push = fold_push, .url = opts.push, .shown = store.display,
+		.labels = (const char *const *)opts.push_labels,
+	};
+	if (scheduled) {
+		struct fk_schedule sch = { .delay = opts.delay, .every = opts.every,
+					   .count = (unsigned)opts.count };
+
+		/* each window pushed once written, while the next waits */
+		if (opts.push) {
+			sch.written = push_one;
+			sch.data = &pusher;
+		}
+		rc = fk_capture_schedule(&cfg, &sch, &res, &err);
+	} else {
+		rc = fk_capture_run(&cfg, &res, &err);
+	}
 	if (rc == 0) {
-		tool_warn("wrote %u process%s to %s: open a .folded in https://www.speedscope.app/, "
-			  "or a .svg or .html in a browser", res.processes, res.processes == 1 ? "" : "es",
+		tool_warn("wrote %u process%s to %s: open a .speedscope.json in "
+			  "https://www.speedscope.app/, or a .svg or .html in a browser", res.processes, res.processes == 1 ? "" : "es",
 			  cfg.dir);
 		for (guint i = 0; i < res.paths->len; i++)
 			printf("%s\n", (char *)g_ptr_array_index(res.paths, i));
 	} else {
 		tool_warn_error(err);
 	}
-	if (rc == 0 && opts.push) {
-		struct fk_capture_push p = {
-			.fold_push = fold_push, .url = opts.push, .shown = store.display,
-			.labels = (const char *const *)opts.push_labels,
-			.from = res.window_from, .until = res.window_until,
-		};
-
-		err = NULL;
-		if ((rc = fk_capture_push(&p, cfg.dir, &err)) < 0)
-			tool_warn_error(err);
-	}
+	if (rc == 0 && opts.push && !scheduled)
+		push_one(&pusher, cfg.dir, &res);
+	/* the captures stay whatever the pushes did; a failed one is exit 1 */
+	if (pusher.failed)
+		rc = -1;
 	fk_capture_result_clear(&res);
 out:
 	fk_store_url_release(&store);
@@ -208,6 +289,7 @@ out:
 	g_free(bindir);
 	g_free(self);
 	g_free(real);
+	g_free(cmp_old);
 	g_free(dir);
 	g_array_unref(pids);
 	return tool_finish(rc == 0 ? FK_EXIT_OK : FK_EXIT_FAILURE);

@@ -1,6 +1,7 @@
 /*
  * capture - fp-record's readers of what others wrote (lib/capture/): a
- * process's /proc stat line (its name is the process's choice), the
+ * process's /proc stat line (its name is the process's choice) and its
+ * arguments as index.tsv writes them, the
  * plugin's split index.tsv, fp-collapse --pid output split by pid, perf's
  * error output, --pid lists.  The first byte picks one (mod 5); the rest
  * is the input.
@@ -38,6 +39,75 @@ static void stat_line(const char *s, size_t n)
 	}
 	g_free(p.comm);
 	g_free(z);
+}
+
+/* a cell's "\\" and "\xNN" undone (core/textesc.h) */
+static GString *unescape(const char *c, size_t n)
+{
+	GString *out = g_string_new(NULL);
+
+	for (size_t i = 0; i < n; i++) {
+		if (c[i] == '\\' && i + 1 < n && c[i + 1] == '\\') {
+			g_string_append_c(out, '\\');
+			i++;
+		} else if (c[i] == '\\' && i + 3 < n && c[i + 1] == 'x' &&
+			   g_ascii_isxdigit(c[i + 2]) && g_ascii_isxdigit(c[i + 3])) {
+			g_string_append_c(out, (char)(g_ascii_xdigit_value(c[i + 2]) * 16 +
+						      g_ascii_xdigit_value(c[i + 3])));
+			i += 3;
+		} else {
+			g_string_append_c(out, c[i]);
+		}
+	}
+	return out;
+}
+
+/* the input as a process's arguments (NUL-separated, as /proc/PID/cmdline
+ * gives them: the process's choice) in fp-record's index.tsv: one line of
+ * 18 cells, the args cell splitting back at blanks into the arguments */
+static void args_row(const char *s, size_t n)
+{
+	GPtrArray *argv = g_ptr_array_new_with_free_func(g_free);
+	struct fk_out_row r = { .pid = 42, .comm = "p", .role = "main", .ppid = 1 };
+	GPtrArray *rows = g_ptr_array_new();
+	char *buf = NULL, **lines, **cells, **args;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	for (size_t i = 0; i < n;) {
+		size_t k = strnlen(s + i, n - i);
+
+		g_ptr_array_add(argv, g_strndup(s + i, k));
+		i += k + 1;
+	}
+	g_ptr_array_add(argv, NULL);
+	r.argv = (char **)argv->pdata;
+	g_ptr_array_add(rows, &r);
+	FUZZ_CHECK(f && fk_index_write(f, rows, "index.tsv", NULL) == 0, "index not written");
+	fclose(f);
+	lines = g_strsplit(buf, "\n", -1);
+	FUZZ_CHECK(g_strv_length(lines) == 3 && !*lines[2], "not a header and one line");
+	cells = g_strsplit(lines[1], "\t", -1);
+	FUZZ_CHECK(g_strv_length(cells) == 18, "%u cells", g_strv_length(cells));
+	if (argv->len > 1) {
+		args = g_strsplit(cells[15], " ", -1);
+		FUZZ_CHECK(g_strv_length(args) == argv->len - 1, "%u arguments back, not %u",
+			   g_strv_length(args), argv->len - 1);
+		for (guint i = 0; args[i]; i++) {
+			GString *a = unescape(args[i], strlen(args[i]));
+			const char *want = g_ptr_array_index(argv, i);
+
+			FUZZ_CHECK(a->len == strlen(want) && memcmp(a->str, want, a->len) == 0,
+				   "argument %u does not read back", i);
+			g_string_free(a, TRUE);
+		}
+		g_strfreev(args);
+	}
+	g_strfreev(cells);
+	g_strfreev(lines);
+	free(buf);
+	g_ptr_array_unref(rows);
+	g_ptr_array_unref(argv);
 }
 
 static bool safe_file_name(const char *f)
@@ -155,7 +225,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size == 0)
 		return 0;
 	switch (data[0] % 5) {
-	case 0: stat_line(s, size - 1); break;
+	case 0: stat_line(s, size - 1); args_row(s, size - 1); break;
 	case 1: index_file(s, size - 1); break;
 	case 2: split(s, size - 1); break;
 	case 3: perf_log(s, size - 1); break;

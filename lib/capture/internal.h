@@ -55,6 +55,9 @@ struct session {
 	struct fk_outdir *sides[2];	/* DIR/on, DIR/off, once made */
 	char *version;		/* perf's */
 	char *fold2svg, *fold2html, *collapse, *report;
+	char *diff;		/* fold-diff, for --compare */
+	char *speedscope;	/* fold2speedscope */
+	bool compared;		/* --compare wrote compare.md */
 	GHashTable *procs;	/* pid -> struct tracked */
 	GHashTable *seen_new;	/* new pids already looked at */
 	struct rec on, off;
@@ -133,6 +136,17 @@ void cap_refresh_args(struct session *s);
 /* gives each row (pid -> struct fk_out_row *) its role, ppid, arguments
  * and file name stem, the rows recorded together */
 void cap_name_rows(struct session *s, GHashTable *rows);
+
+/* ---- compare.c: --compare OLD ---- */
+
+/* compare.md, compare.json and compare/: this capture against
+ * cfg->compare, after index.tsv is written; problems are warnings */
+void cap_compare(struct session *s);
+
+/* ---- speedscope.c ---- */
+
+/* each profile also as NAME.speedscope.json, with its unit and threads */
+void cap_speedscope_all(struct session *s);
 
 /* ---- write.c: folding and the files ---- */
 

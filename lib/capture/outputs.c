@@ -224,6 +224,8 @@ void fk_out_row_free(struct fk_out_row *r)
 	g_free(r->off_html);
 	g_free(r->off_unrepaired_why);
 	g_free(r->on_caller_lost_in);
+	g_free(r->on_speedscope);
+	g_free(r->off_speedscope);
 	g_free(r->role);
 	g_free(r->name);
 	g_strfreev(r->argv);
@@ -275,7 +277,7 @@ int fk_index_write(FILE *f, GPtrArray *rows, const char *name, GError **err)
 {
 	GString *s = g_string_new("process\tpid\texe\ton_cpu\ton_unit\toff_cpu\toff_unit\t"
 				  "on_folded\ton_svg\toff_folded\toff_svg\ton_html\toff_html\t"
-				  "role\tppid\targs\n");
+				  "role\tppid\targs\ton_speedscope\toff_speedscope\n");
 
 	for (guint i = 0; i < rows->len; i++) {
 		const struct fk_out_row *r = g_ptr_array_index(rows, i);
@@ -306,6 +308,10 @@ int fk_index_write(FILE *f, GPtrArray *rows, const char *name, GError **err)
 		else
 			g_string_append(s, "\t-\t");
 		args_cell(s, r->argv);
+		g_string_append_c(s, '\t');
+		cell(s, r->on_speedscope);
+		g_string_append_c(s, '\t');
+		cell(s, r->off_speedscope);
 		g_string_append_c(s, '\n');
 	}
 	errno = 0;

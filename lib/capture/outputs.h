@@ -1,10 +1,10 @@
 /*
  * outputs.h - what fp-record writes, and the folded files it reads back:
  *
- *	DIR/on/<name>.folded, .svg, .html	on-CPU, counts in ns
+ *	DIR/on/<name>.folded, .svg, .html, .speedscope.json	on-CPU, counts in ns
  *	DIR/on/index.tsv			its files (core/splitindex.h),
  *						and each one's role
- *	DIR/off/<name>.folded, .svg, .html	off-CPU, counts in us
+ *	DIR/off/<name>.folded, .svg, .html, .speedscope.json	off-CPU, counts in us
  *	DIR/off/index.tsv
  *	DIR/index.tsv				one row per process
  *	DIR/threads.tsv				each thread by state (threads.h)
@@ -18,8 +18,8 @@
  * program ("server.main", "server.worker-1": capture/roles.h).
  * index.tsv has a header line, then one line per process, by pid:
  *
- *	process	pid	exe	on_cpu	on_unit	off_cpu	off_unit	on_folded	on_svg	off_folded	off_svg	on_html	off_html	role	ppid	args
- *	server	4242	/srv/server	1200000000	ns	5300000	us	on/server.main.folded	on/server.main.svg	off/server.main.folded	off/server.main.svg	on/server.main.html	off/server.main.html	main	1	/srv/server --port 8000
+ *	process	pid	exe	on_cpu	on_unit	off_cpu	off_unit	on_folded	on_svg	off_folded	off_svg	on_html	off_html	role	ppid	args	on_speedscope	off_speedscope
+ *	server	4242	/srv/server	1200000000	ns	5300000	us	on/server.main.folded	on/server.main.svg	off/server.main.folded	off/server.main.svg	on/server.main.html	off/server.main.html	main	1	/srv/server --port 8000	on/server.main.speedscope.json	off/server.main.speedscope.json
  *
  * A total is "-" when that side was not recorded, or its recording failed
  * (perf died, the fold failed: the total is unknown), 0 when it was
@@ -99,6 +99,7 @@ struct fk_out_row {
 	bool on_has_caller_lost;
 	uint64_t on_caller_lost;
 	char *on_caller_lost_in;
+	char *on_speedscope, *off_speedscope;	/* NAME.speedscope.json */
 	double exited;			/* seconds into the window, or < 0 */
 	bool selected;			/* chosen (not a child found later) */
 	char *role;			/* "main", "worker"... (roles.h) */

@@ -195,7 +195,10 @@ static int check_tools(struct session *s, GError **err)
 	}
 	s->fold2svg = fk_capture_find_tool(c->bindir, "fold2svg");
 	s->fold2html = fk_capture_find_tool(c->bindir, "fold2html");
+	s->speedscope = fk_capture_find_tool(c->bindir, "fold2speedscope");
 	s->report = fk_capture_find_tool(c->bindir, "fold-report");
+	if (c->compare)
+		s->diff = fk_capture_find_tool(c->bindir, "fold-diff");
 	return 0;
 }
 
@@ -516,6 +519,8 @@ static void cleanup(struct session *s, bool failed)
 	g_free(s->fold2html);
 	g_free(s->collapse);
 	g_free(s->report);
+	g_free(s->diff);
+	g_free(s->speedscope);
 	g_hash_table_destroy(s->procs);
 	g_hash_table_destroy(s->seen_new);
 	g_ptr_array_unref(s->rows);
@@ -607,11 +612,20 @@ int fk_capture_run(const struct fk_capture_cfg *cfg, struct fk_capture_result *r
 		goto out;
 	cap_build_rows(&s, x, splits);
 	cap_draw_all(&s);
+	cap_speedscope_all(&s);
 	cap_judge_rows(&s);
 	for (guint i = 0; i < s.rows->len; i++)
 		any |= cap_captured(g_ptr_array_index(s.rows, i));
-	if (cap_write_index(&s, err) != 0 || cap_write_threads(&s, err) != 0 ||
-	    cap_write_report(&s, err) != 0)
+	if (cap_write_index(&s, err) != 0 || cap_write_threads(&s, err) != 0)
+		goto out;
+	/* a failed recording's profiles are partial: a comparison of them
+	 * would show changes that are the failure's */
+	if (cfg->compare && any && (s.on.failed || s.off.failed))
+		cap_warn(&s, "--compare: no comparison with %s: a recording failed",
+			 cfg->compare);
+	else if (cfg->compare && any)
+		cap_compare(&s);
+	if (cap_write_report(&s, err) != 0)
 		goto out;
 	cap_list_paths(&s);
 	res->processes = s.rows->len;

@@ -41,6 +41,9 @@
  *     from /proc as the window opened) to threads.tsv and report.md.
  *     Idle processes, processes gone early and profiles made mostly of
  *     [unknown] frames are reported with what to do.
+ *  7. With cfg.compare, the capture set against that earlier one:
+ *     DIR/compare.md, compare.json and the differential graphs of
+ *     DIR/compare/ (lib/capture/compare.c).
  * Whatever happens, no perf, load or command process and no temporary
  * file is left behind (the perf.data files stay with keep_data).  A
  * second interrupt during folding stops the capture there.
@@ -76,6 +79,8 @@ struct fk_capture_cfg {
 	double warmup;			/* seconds between load and window */
 	const char *title;		/* a prefix for the graphs' titles, or NULL */
 	bool keep_data;			/* keep DIR/on.data and DIR/off.data */
+	const char *compare;		/* an earlier capture to compare with
+					   (compare.c), or NULL */
 	const char *dir;		/* the output directory */
 	/* where things are */
 	const char *perf;		/* the perf program */

@@ -1075,6 +1075,12 @@ int cap_write_report(struct session *s, GError **err)
 		describe_caller_lost(s, out);
 	if (c->off)
 		describe_repair(s, out);
+	if (s->compared) {
+		g_string_append(out, "- Compared with ");
+		fk_md_code(out, c->compare, strlen(c->compare), false);
+		g_string_append(out, ": [compare.md](compare.md), and the differential "
+				"graphs in compare/on/ and compare/off/\n");
+	}
 	if (c->load) {
 		/* a code span: Markdown's escapes would show there literally */
 		g_string_append(out, "- Load: ");
@@ -1102,11 +1108,15 @@ int cap_write_report(struct session *s, GError **err)
 		md_link(out, "off.folded", r->off_folded);
 		md_link(out, "off.svg", r->off_svg);
 		md_link(out, "off.html", r->off_html);
+		md_link(out, "on.speedscope", r->on_speedscope);
+		md_link(out, "off.speedscope", r->off_speedscope);
 		g_string_append(out, " |\n");
 	}
-	g_string_append(out, "\nThe .folded files open in https://www.speedscope.app/ "
-			"(drag and drop); the .svg files in any browser; the .html pages "
-			"in any browser too, with every frame, a sandwich view and no network.\n");
+	g_string_append(out, "\nThe .speedscope.json files open in https://www.speedscope.app/ "
+			"(drag and drop) with their unit and a profile per thread (a .folded "
+			"file there shows raw counts); the .svg files in any browser; the "
+			".html pages in any browser too, with every frame, a sandwich view "
+			"and no network.\n");
 	describe_threads(s, out);
 	if (s->notes->len) {
 		g_string_append(out, "\n## Notes\n\n");
@@ -1142,8 +1152,9 @@ void cap_list_paths(struct session *s)
 {
 	for (guint i = 0; i < s->rows->len; i++) {
 		const struct fk_out_row *r = g_ptr_array_index(s->rows, i);
-		const char *files[] = { r->on_folded, r->on_svg, r->on_html,
-					r->off_folded, r->off_svg, r->off_html };
+		const char *files[] = { r->on_folded, r->on_svg, r->on_html, r->on_speedscope,
+					r->off_folded, r->off_svg, r->off_html,
+					r->off_speedscope };
 
 		for (size_t k = 0; k < G_N_ELEMENTS(files); k++)
 			if (files[k])

@@ -6,8 +6,9 @@
 # checksum_frame and its flush thread also sleep in slow_flush; then
 #  - fold-report --base BEFORE AFTER --json agrees with a computation of
 #    its own here (Python, from the captures' folded files): per process
-#    (paired by name and pid order) and profile, every function's self and
-#    inclusive count per second of window, the change, the shares, the
+#    (paired by file name: process and role) and profile, every
+#    function's self and inclusive count per second of the window each
+#    capture's on/index.tsv gives, the change, the shares, the
 #    standard error of sampling on-CPU (w*sqrt(n), w a sample's weight:
 #    a profile's total over its samples in on/index.tsv), and which
 #    changes are left out as
@@ -16,7 +17,14 @@
 #  - the planted change is found: checksum_frame new in both workers'
 #    on-CPU profiles and slow_flush in their off-CPU profiles, and in the
 #    main process's profiles neither;
-#  - the Markdown says the unit, how it normalises and what it leaves out.
+#  - the Markdown says the unit, how it normalises and what it leaves out;
+#  - index.tsv says which process is which (role, ppid, args) and the
+#    files are named by process and role alike in both runs;
+#  - the second run's --compare BEFORE wrote compare.md, compare.json and
+#    per role a differential graph whose lines agree with both captures'
+#    folded files, checksum_frame new (purple) in the workers';
+#  - --delay, --every and --count record one running server in numbered
+#    captures named alike; their usage errors exit 2.
 # Skipped (77) where perf cannot record.
 set -u
 . "$(dirname "$0")/plugin-lib.sh"
@@ -41,9 +49,10 @@ cc -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -pthread -o "$S" 
 	"$ROOT/test/workloads/fkcmp.c" || { echo "cannot build fkcmp" >&2; exit 1; }
 
 # windows of different lengths, which the comparison divides out
+# (the second with --compare, which writes the comparison into it)
 for run in before after; do
-	slow=0 d=2.5; [ $run = after ] && slow=1 d=3
-	FKCMP_SLOW=$slow "$FPR" -d $d -F 999 -o "$T/$run" -- "$S" 4500 \
+	slow=0 d=2.5 cmp=(); [ $run = after ] && slow=1 d=3 cmp=(--compare "$T/before")
+	FKCMP_SLOW=$slow "$FPR" -d $d -F 999 "${cmp[@]}" -o "$T/$run" -- "$S" 4500 \
 		>"$T/$run.out" 2>"$T/$run.err" ||
 		{ echo "FAIL: fp-record ($run): $(tail -3 "$T/$run.err")" >&2; exit 1; }
 done
@@ -97,6 +106,38 @@ sys.exit(1 if bad else 0)
 EOF
 # each capture's window: on/index.tsv's window column (the seconds
 # fold-report divides by, with no option), which report.md rounds
+# each process's speedscope files: its unit, a profile per thread, and
+# each thread's weights summing to its stacks' counts in the folded file
+python3 - "$T/before" "$T/after" <<'EOF' || FAILED=1
+import json, os, sys
+bad = []
+n = 0
+for cap in sys.argv[1:]:
+    rows = [l.rstrip("\n").split("\t") for l in open(os.path.join(cap, "index.tsv"))]
+    for c in (dict(zip(rows[0], r)) for r in rows[1:]):
+        for side, unit in (("on", "nanoseconds"), ("off", "microseconds")):
+            folded, ss = c[side + "_folded"], c[side + "_speedscope"]
+            if ss != folded[:-len(".folded")] + ".speedscope.json":
+                bad.append("%s: %s_speedscope %r" % (cap, side, ss))
+                continue
+            want = {}
+            for line in open(os.path.join(cap, folded)):
+                stack, count = line.rstrip("\n").rsplit(" ", 1)
+                t = stack.split(";")[0]
+                want[t] = want.get(t, 0) + int(count)
+            doc = json.load(open(os.path.join(cap, ss)))
+            got = {p["name"]: sum(p["weights"]) for p in doc["profiles"]}
+            units = set(p["unit"] for p in doc["profiles"])
+            if got != want or units != {unit}:
+                bad.append("%s: %s: threads %r in %r, want %r in %s" % (cap, ss, got, units, want, unit))
+            if "(%s) %s-CPU, pid %s" % (c["role"], side, c["pid"]) not in doc["name"]:
+                bad.append("%s: %s: named %r" % (cap, ss, doc["name"]))
+            n += 1
+for b in bad[:20]:
+    print("FAIL: speedscope:", b, file=sys.stderr)
+print("%d speedscope files agree with their folded files" % n)
+sys.exit(1 if bad else 0)
+EOF
 window() {
 	awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "window") k = i; next }
 		k { print $k; exit }' "$1/on/index.tsv"
@@ -254,5 +295,99 @@ grep -q '^## `fkcmp.worker-1`: off-CPU (us per second)$' "$T/cmp.md" ||
 grep -q '^- Normalised: every count is divided by its side' "$T/cmp.md" || fail "Markdown: does not say how it normalises"
 grep -q 'within 3 standard errors of sampling' "$T/cmp.md" || fail "Markdown: does not say what it leaves out"
 grep -q '^| `checksum_frame` | 0 | ' "$T/cmp.md" || fail "Markdown: checksum_frame not shown new"
+
+# --compare: compare.md and compare.json are fold-report --base's, and
+# each role's differential graph is drawn from fold-diff's lines, which
+# agree with both captures' folded files; checksum_frame, new in the
+# workers, is purple there
+OLD=$(cd "$T/before" && pwd -P)
+"$BIN/fold-report" --base="$OLD" -- "$T/after" >"$T/want.md" 2>/dev/null
+cmp -s "$T/want.md" "$T/after/compare.md" || fail "--compare: compare.md is not fold-report --base's"
+"$BIN/fold-report" --base="$OLD" --json -- "$T/after" >"$T/want.json" 2>/dev/null
+cmp -s "$T/want.json" "$T/after/compare.json" || fail "--compare: compare.json is not fold-report --base --json's"
+grep -q '^- Compared with `.*before`: \[compare.md\](compare.md)' "$T/after/report.md" ||
+	fail "--compare: report.md does not link compare.md"
+python3 - "$T/before" "$T/after" "$ROOT/test/svg-frames.py" <<'EOF' || FAILED=1
+import os, subprocess, sys
+old, new, frames = sys.argv[1:]
+bad = []
+def counts(path):
+    c = {}
+    for line in open(path, encoding="utf-8", errors="surrogateescape"):
+        stack, n = line.rstrip("\n").rsplit(" ", 1)
+        c[stack] = c.get(stack, 0) + int(n)
+    return c
+graphs = 0
+for side in ("on", "off"):
+    for name in ("fkcmp.main", "fkcmp.worker-1", "fkcmp.worker-2"):
+        a = counts(os.path.join(old, side, name + ".folded"))
+        b = counts(os.path.join(new, side, name + ".folded"))
+        d = os.path.join(new, "compare", side, name + ".diff.folded")
+        if not os.path.isfile(d):
+            bad.append("no %s" % d)
+            continue
+        got = {}
+        for line in open(d, encoding="utf-8", errors="surrogateescape"):
+            stack, x, y = line.rstrip("\n").rsplit(" ", 2)
+            got[stack] = (int(x), int(y))
+        want = {k: (a.get(k, 0), b.get(k, 0)) for k in set(a) | set(b)}
+        if got != want:
+            bad.append("%s: %d stacks differ from the folded files" % (d, len(set(got.items()) ^ set(want.items()))))
+        svg = d[:-len(".diff.folded")] + ".svg"
+        if not os.path.isfile(svg):
+            bad.append("no %s" % svg)
+            continue
+        graphs += 1
+        text = open(svg, encoding="utf-8").read()
+        role = "main" if name.endswith("main") else "worker"
+        if ">fkcmp (%s) %s-CPU: before and after<" % (role, side) not in text:
+            bad.append("%s: no title with process, role and profile" % svg)
+        rows = subprocess.run([sys.executable, frames, svg], capture_output=True, text=True).stdout
+        purple = [r.split("\t")[0] for r in rows.splitlines() if r.split("\t")[-1] == "190,130,240"]
+        if side == "on" and role == "worker" and "checksum_frame" not in purple:
+            bad.append("%s: checksum_frame not drawn as new: purple %r" % (svg, purple[:5]))
+        if "checksum_frame" in purple and role == "main":
+            bad.append("%s: the main process has checksum_frame" % svg)
+for b in bad[:20]:
+    print("FAIL: --compare:", b, file=sys.stderr)
+print("--compare: %d differential graphs agree with the folded files" % graphs)
+sys.exit(1 if bad else 0)
+EOF
+
+# --delay, --every and --count: one running server, two windows, each a
+# capture of its own in a numbered subdirectory, its files named alike
+"$S" 0 >/dev/null 2>&1 &
+SRV=$!
+"$FPR" --exe "$S" --on -d 1 -F 999 --delay 0.2 --every 1 --count 2 -o "$T/sched" \
+	>"$T/sched.out" 2>"$T/sched.err" || fail "--every: exit $?: $(tail -3 "$T/sched.err")"
+for k in 1 2; do
+	c=$T/sched/$k
+	[ -s "$c/index.tsv" ] && [ -s "$c/report.md" ] || { fail "--every: no capture $k"; continue; }
+	got=$(awk -F'\t' 'NR > 1 { print $14 }' "$c/index.tsv" | sort | tr '\n' ' ')
+	[ "$got" = "main worker worker " ] || fail "--every: capture $k's roles: $got"
+	for n in fkcmp.worker-1 fkcmp.worker-2; do
+		grep -q ';decode_frame' "$c/on/$n.folded" ||
+			fail "--every: capture $k: $n.folded lacks decode_frame"
+	done
+	grep -qx "$c/index.tsv" "$T/sched.out" || fail "--every: $c/index.tsv not among the paths printed"
+done
+[ "$(ls "$T/sched" | tr '\n' ' ')" = "1 2 " ] || fail "--every: $(ls "$T/sched" | tr '\n' ' ')"
+grep -q 'window 1 of 2 opens in' "$T/sched.err" || fail "--delay: not said"
+[ "$(grep -c '^fp-record: recording 3 processes' "$T/sched.err")" = 2 ] ||
+	fail "--every: not two windows of 3 processes"
+kill -TERM $SRV; wait $SRV 2>/dev/null
+for bad in "--every 1 -d 2 --count 2" "--every 5" "--count 3" "--delay -1" "--every 5 --count 0"; do
+	# shellcheck disable=SC2086
+	"$FPR" --exe "$S" $bad -o "$T/bad" >/dev/null 2>"$T/bad.err"
+	rc=$?
+	[ $rc = 2 ] && [ ! -e "$T/bad" ] || fail "fp-record $bad: exit $rc, want 2: $(cat "$T/bad.err")"
+done
+"$FPR" --delay 1 -o "$T/bad" -- "$S" >/dev/null 2>"$T/bad.err"
+[ $? = 2 ] && grep -q 'need running processes' "$T/bad.err" ||
+	fail "--delay with a command: $(cat "$T/bad.err")"
+"$FPR" --exe "$S" --compare "$T" -o "$T/bad" >/dev/null 2>"$T/bad.err"
+[ $? = 2 ] && grep -q 'not an fp-record capture' "$T/bad.err" ||
+	fail "--compare with no capture: $(cat "$T/bad.err")"
+
 [ $FAILED = 0 ] || exit 1
 echo "fp-record-compare: ok"

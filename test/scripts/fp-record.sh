@@ -98,7 +98,7 @@ done
 grep -qx "$A/threads.tsv" "$T/a.out" || fail "threads.tsv is not among the paths printed"
 [ "$(ls -A "$A" | tr '\n' ' ')" = "index.tsv off off.data on on.data report.md threads.tsv " ] ||
 	fail "unexpected files in DIR: $(ls -A "$A" | tr '\n' ' ')"
-head -1 "$A/index.tsv" | grep -qx "$(printf 'process\tpid\texe\ton_cpu\ton_unit\toff_cpu\toff_unit\ton_folded\ton_svg\toff_folded\toff_svg\ton_html\toff_html\trole\tppid\targs')" ||
+head -1 "$A/index.tsv" | grep -qx "$(printf 'process\tpid\texe\ton_cpu\ton_unit\toff_cpu\toff_unit\ton_folded\ton_svg\toff_folded\toff_svg\ton_html\toff_html\trole\tppid\targs\ton_speedscope\toff_speedscope')" ||
 	fail "index.tsv header: $(head -1 "$A/index.tsv")"
 [ "$(awk -F'\t' 'NR > 1 && $1 == "fkserver" && $5 == "ns" && $7 == "us" && $4 > 0 && $6 > 0' "$A/index.tsv" | wc -l)" -eq 3 ] ||
 	fail "index.tsv has not 3 processes with ns and us totals: $(cat "$A/index.tsv")"

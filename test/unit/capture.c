@@ -522,11 +522,12 @@ static void test_index(void)
 	fclose(f);
 	CHECK_STR((s = slurp("index.tsv")),
 		  "process\tpid\texe\ton_cpu\ton_unit\toff_cpu\toff_unit\ton_folded\ton_svg\t"
-		  "off_folded\toff_svg\ton_html\toff_html\trole\tppid\targs\n"
+		  "off_folded\toff_svg\ton_html\toff_html\trole\tppid\targs\t"
+		  "on_speedscope\toff_speedscope\n"
 		  "server\t10\t/srv/server\t1200\tns\t53\tus\ton/server-10.folded\t"
 		  "on/server-10.svg\toff/server-10.folded\toff/server-10.svg\t"
-		  "on/server-10.html\t-\tmain\t1\t/srv/server --name a\\x20b\\x09c\\\\  x\n"
-		  "we\\x09ird\\x1b\t11\t-\t0\tns\t-\tus\t-\t-\t-\t-\t-\t-\t-\t-\t-\n");
+		  "on/server-10.html\t-\tmain\t1\t/srv/server --name a\\x20b\\x09c\\\\  x\t-\t-\n"
+		  "we\\x09ird\\x1b\t11\t-\t0\tns\t-\tus\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\n");
 	g_free(s);
 	f = fopen("/dev/full", "w");
 	if (f) {

@@ -9,7 +9,7 @@
  *	[FKCMP_SLOW=1] fkcmp [MILLISECONDS]
  *
  * Every process runs for about MILLISECONDS (default 2000; 0: until
- * SIGTERM or SIGINT):
+ * SIGTERM or SIGINT, which the main process passes on to its workers):
  *  - the main process's thread "accept" computes in parse_request for
  *    about 1 ms, then sleeps 9 ms in wait_request;
  *  - each worker's thread "decode" computes in decode_frame for about
@@ -165,8 +165,12 @@ int main(int argc, char **argv)
 	}
 	pthread_create(&t[0], NULL, acceptor, NULL);
 	pthread_join(t[0], NULL);
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 2; i++) {
+		/* a signal that ended the main process ends its workers */
+		if (kids[i] > 0 && stopping)
+			kill(kids[i], SIGTERM);
 		if (kids[i] > 0)
 			waitpid(kids[i], NULL, 0);
+	}
 	return 0;
 }
