@@ -28,7 +28,7 @@ static struct opts {
 	char **push_labels;
 	double seconds, warmup, delay, every;
 	int freq, stack_dump, count;
-	gboolean on, off, keep_data;
+	gboolean on, off, keep_data, group_workers;
 } opts = { .seconds = 30, .warmup = -1, .freq = 99, .stack_dump = -1, .count = 1 };
 
 static const GOptionEntry entries[] = {
@@ -50,6 +50,7 @@ static const GOptionEntry entries[] = {
 	{ "every", 0, 0, G_OPTION_ARG_DOUBLE, &opts.every, "With --count: a window every SECONDS (start to start), each in DIR/1, DIR/2...", "SECONDS" },
 	{ "count", 0, 0, G_OPTION_ARG_INT, &opts.count, "With --every: N windows (default 1)", "N" },
 	{ "compare", 0, 0, G_OPTION_ARG_FILENAME, &opts.compare, "Compare with the earlier capture OLD: DIR/compare.md and differential graphs in DIR/compare/", "OLD" },
+	{ "group-workers", 0, 0, G_OPTION_ARG_NONE, &opts.group_workers, "Also merge the processes of one role into DIR/group/, with how evenly their work is spread", NULL },
 	{ "plugin", 0, 0, G_OPTION_ARG_FILENAME, &opts.plugin, "The perf plugin (default: next to fp-record, or $FOLDKIT_PLUGIN)", "FILE" },
 	{ "push", 0, 0, G_OPTION_ARG_STRING, &opts.push, "Push the capture to a store once written (fold-push URL)", "URL" },
 	{ "push-label", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opts.push_labels, "With --push: label its profiles KEY=VALUE too", "K=V" },
@@ -235,6 +236,7 @@ int main(int argc, char **argv)
 	cfg.title = opts.title;
 	cfg.keep_data = opts.keep_data;
 	cfg.compare = cmp_old;
+	cfg.group_workers = opts.group_workers;
 	cfg.dir = opts.dir;
 	if (g_getenv("FOLDKIT_PERF") && *g_getenv("FOLDKIT_PERF"))
 		cfg.perf = g_getenv("FOLDKIT_PERF");

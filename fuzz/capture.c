@@ -3,11 +3,13 @@
  * process's /proc stat line (its name is the process's choice) and its
  * arguments as index.tsv writes them, the
  * plugin's split index.tsv, fp-collapse --pid output split by pid, perf's
- * error output, --pid lists.  The first byte picks one (mod 5); the rest
- * is the input.
+ * error output, --pid lists, and --group-workers' members' folded files
+ * (capture/group.h; the input cut in two at its first NUL).  The first
+ * byte picks one (mod 6); the rest is the input.
  */
 #include "fuzz.h"
 
+#include "capture/group.h"
 #include "capture/outputs.h"
 #include "capture/perfcmd.h"
 #include "capture/proc.h"
@@ -218,18 +220,66 @@ static void pids(const char *s, size_t n)
 	g_free(z);
 }
 
+/* two members' folded files: the group's total is theirs summed, and
+ * every share a fraction between the lowest and the highest */
+static void group(const char *s, size_t n)
+{
+	const char *nul = memchr(s, 0, n);
+	size_t la = nul ? (size_t)(nul - s) : n;
+	char *dir = g_dir_make_tmp("fuzz-group-XXXXXX", NULL);
+	char *a, *b;
+	struct fk_group_member m[2];
+	struct fk_group *g;
+	GError *err = NULL;
+
+	if (!dir)
+		return;
+	a = g_build_filename(dir, "w-1.folded", NULL);
+	b = g_build_filename(dir, "w-2.folded", NULL);
+	g_file_set_contents(a, s, (gssize)la, NULL);
+	g_file_set_contents(b, nul ? nul + 1 : "", nul ? (gssize)(n - la - 1) : 0, NULL);
+	m[0] = (struct fk_group_member){ "w-1", a };
+	m[1] = (struct fk_group_member){ "w-2", b };
+	if ((g = fk_group_read(m, 2, 5, &err))) {
+		FUZZ_CHECK(fk_group_total(g) == fk_group_member_total(g, 0) +
+						 fk_group_member_total(g, 1),
+			   "the group's total is not its members' summed");
+		FUZZ_CHECK(fk_group_nfns(g) <= 5, "more functions than asked");
+		for (size_t i = 0; i < fk_group_nfns(g); i++) {
+			const struct fk_group_fn *f = fk_group_fn(g, i);
+
+			FUZZ_CHECK(f->share >= 0 && f->share <= 1, "a share outside 0..1");
+			FUZZ_CHECK(f->low_at == SIZE_MAX ||
+				   (f->low >= 0 && f->low <= f->high && f->high <= 1 &&
+				    f->low_at < 2 && f->high_at < 2),
+				   "a spread out of order");
+			FUZZ_CHECK(i == 0 || fk_group_fn(g, i - 1)->self >= f->self,
+				   "functions not by self, most first");
+		}
+		fk_group_free(g);
+	}
+	g_clear_error(&err);
+	remove(a);
+	remove(b);
+	remove(dir);
+	g_free(a);
+	g_free(b);
+	g_free(dir);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *s = (const char *)data + 1;
 
 	if (size == 0)
 		return 0;
-	switch (data[0] % 5) {
+	switch (data[0] % 6) {
 	case 0: stat_line(s, size - 1); args_row(s, size - 1); break;
 	case 1: index_file(s, size - 1); break;
 	case 2: split(s, size - 1); break;
 	case 3: perf_log(s, size - 1); break;
 	case 4: pids(s, size - 1); break;
+	case 5: group(s, size - 1); break;
 	}
 	return 0;
 }

@@ -23,8 +23,7 @@
 
 #include <string.h>
 
-/* argv's stdout, or NULL after a warning naming what */
-static char *run_out(struct session *s, const char *const *argv, const char *what, gsize *len)
+char *cap_run_out(struct session *s, const char *const *argv, const char *what, gsize *len)
 {
 	char *out = NULL, *errout = NULL;
 	int status;
@@ -32,7 +31,7 @@ static char *run_out(struct session *s, const char *const *argv, const char *wha
 
 	if (!g_spawn_sync(NULL, (char **)argv, NULL, 0, NULL, NULL, &out, &errout, &status, &e) ||
 	    !g_spawn_check_wait_status(status, &e)) {
-		cap_warn(s, "--compare: %s failed: %s%s%s", what, e ? e->message : "",
+		cap_warn(s, "%s failed: %s%s%s", what, e ? e->message : "",
 			 errout && *errout ? ": " : "", errout ? g_strstrip(errout) : "");
 		g_clear_error(&e);
 		g_free(out);
@@ -44,8 +43,7 @@ static char *run_out(struct session *s, const char *const *argv, const char *wha
 	return out;
 }
 
-/* text[0..len) to a new file name in dir; false after a warning */
-static bool put(struct session *s, struct fk_outdir *dir, const char *name, const char *text,
+bool cap_put(struct session *s, struct fk_outdir *dir, const char *name, const char *text,
 		gsize len)
 {
 	GError *e = NULL;
@@ -58,7 +56,7 @@ static bool put(struct session *s, struct fk_outdir *dir, const char *name, cons
 			return true;
 		}
 	}
-	cap_warn(s, "--compare: %s", e->message);
+	cap_warn(s, "%s", e->message);
 	g_error_free(e);
 	return false;
 }
@@ -74,12 +72,12 @@ static bool report(struct session *s, const char *old)
 	gsize len;
 
 	md[1] = json[1] = base;
-	if ((out = run_out(s, md, "fold-report --base", &len))) {
-		ok = put(s, s->out, "compare.md", out, len);
+	if ((out = cap_run_out(s, md, "--compare: fold-report --base", &len))) {
+		ok = cap_put(s, s->out, "compare.md", out, len);
 		g_free(out);
 	}
-	if (ok && (out = run_out(s, json, "fold-report --base --json", &len))) {
-		ok = put(s, s->out, "compare.json", out, len);
+	if (ok && (out = cap_run_out(s, json, "--compare: fold-report --base --json", &len))) {
+		ok = cap_put(s, s->out, "compare.json", out, len);
 		g_free(out);
 	}
 	g_free(base);
@@ -113,12 +111,12 @@ static void graph(struct session *s, struct fk_outdir *dir, const char *old_dir,
 	gsize len;
 
 	if (g_file_test(old, G_FILE_TEST_IS_REGULAR) &&
-	    (out = run_out(s, diff, "fold-diff", &len))) {
-		bool ok = put(s, dir, diffname, out, len);
+	    (out = cap_run_out(s, diff, "--compare: fold-diff", &len))) {
+		bool ok = cap_put(s, dir, diffname, out, len);
 
 		g_free(out);
-		if (ok && s->fold2svg && (out = run_out(s, svg, "fold2svg", &len))) {
-			if (put(s, dir, svgname, out, len))
+		if (ok && s->fold2svg && (out = cap_run_out(s, svg, "--compare: fold2svg", &len))) {
+			if (cap_put(s, dir, svgname, out, len))
 				(*drawn)++;
 			g_free(out);
 		}

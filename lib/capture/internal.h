@@ -58,6 +58,8 @@ struct session {
 	char *diff;		/* fold-diff, for --compare */
 	char *speedscope;	/* fold2speedscope */
 	bool compared;		/* --compare wrote compare.md */
+	GPtrArray *groups;	/* --group-workers: struct cap_group * */
+	bool grouped;		/* it wrote group/spread.tsv */
 	GHashTable *procs;	/* pid -> struct tracked */
 	GHashTable *seen_new;	/* new pids already looked at */
 	struct rec on, off;
@@ -142,6 +144,22 @@ void cap_name_rows(struct session *s, GHashTable *rows);
 /* compare.md, compare.json and compare/: this capture against
  * cfg->compare, after index.tsv is written; problems are warnings */
 void cap_compare(struct session *s);
+
+/* a program's standard output (argv[0] a path), or NULL after a warning
+ * that begins with what; *len its length */
+char *cap_run_out(struct session *s, const char *const *argv, const char *what, gsize *len);
+/* text[0..len) to the new file name in dir, listed in s->paths; false
+ * after a warning */
+bool cap_put(struct session *s, struct fk_outdir *dir, const char *name, const char *text,
+	     gsize len);
+
+/* ---- workers.c: --group-workers (group.h) ---- */
+
+/* DIR/group/: the processes of one name and role merged, per side, and
+ * spread.tsv; problems are warnings */
+void cap_group_all(struct session *s);
+/* report.md's section on the groups, when there are any */
+void cap_group_report(struct session *s, GString *out);
 
 /* ---- speedscope.c ---- */
 

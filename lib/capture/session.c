@@ -523,6 +523,8 @@ static void cleanup(struct session *s, bool failed)
 	g_free(s->speedscope);
 	g_hash_table_destroy(s->procs);
 	g_hash_table_destroy(s->seen_new);
+	if (s->groups)
+		g_ptr_array_unref(s->groups);
 	g_ptr_array_unref(s->rows);
 	g_ptr_array_unref(s->notes);
 	if (s->at_start)
@@ -625,6 +627,8 @@ int fk_capture_run(const struct fk_capture_cfg *cfg, struct fk_capture_result *r
 			 cfg->compare);
 	else if (cfg->compare && any)
 		cap_compare(&s);
+	if (cfg->group_workers && any)
+		cap_group_all(&s);
 	if (cap_write_report(&s, err) != 0)
 		goto out;
 	cap_list_paths(&s);

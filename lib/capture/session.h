@@ -44,6 +44,9 @@
  *  7. With cfg.compare, the capture set against that earlier one:
  *     DIR/compare.md, compare.json and the differential graphs of
  *     DIR/compare/ (lib/capture/compare.c).
+ *  8. With cfg.group_workers, the processes of one name and role merged
+ *     into DIR/group/ with the spread of their work (capture/group.h,
+ *     lib/capture/workers.c), in report.md too.
  * Whatever happens, no perf, load or command process and no temporary
  * file is left behind (the perf.data files stay with keep_data).  A
  * second interrupt during folding stops the capture there.
@@ -81,6 +84,8 @@ struct fk_capture_cfg {
 	bool keep_data;			/* keep DIR/on.data and DIR/off.data */
 	const char *compare;		/* an earlier capture to compare with
 					   (compare.c), or NULL */
+	bool group_workers;		/* merge the processes of one role
+					   (workers.c) */
 	const char *dir;		/* the output directory */
 	/* where things are */
 	const char *perf;		/* the perf program */

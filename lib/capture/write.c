@@ -1118,6 +1118,7 @@ int cap_write_report(struct session *s, GError **err)
 			".html pages in any browser too, with every frame, a sandwich view "
 			"and no network.\n");
 	describe_threads(s, out);
+	cap_group_report(s, out);
 	if (s->notes->len) {
 		g_string_append(out, "\n## Notes\n\n");
 		for (guint i = 0; i < s->notes->len; i++) {

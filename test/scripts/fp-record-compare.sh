@@ -24,7 +24,10 @@
 #    per role a differential graph whose lines agree with both captures'
 #    folded files, checksum_frame new (purple) in the workers';
 #  - --delay, --every and --count record one running server in numbered
-#    captures named alike; their usage errors exit 2.
+#    captures named alike; their usage errors exit 2;
+#  - --group-workers merges the two workers into one profile, and its
+#    spread.tsv (each top function's lowest and highest share in a
+#    worker) agrees with a computation here from the workers' files.
 # Skipped (77) where perf cannot record.
 set -u
 . "$(dirname "$0")/plugin-lib.sh"
@@ -355,10 +358,12 @@ sys.exit(1 if bad else 0)
 EOF
 
 # --delay, --every and --count: one running server, two windows, each a
-# capture of its own in a numbered subdirectory, its files named alike
-"$S" 0 >/dev/null 2>&1 &
+# capture of its own in a numbered subdirectory, its files named alike;
+# with --group-workers, its workers merged (only worker 2 computes in
+# checksum_frame: FKCMP_SLOW=2)
+FKCMP_SLOW=2 "$S" 0 >/dev/null 2>&1 &
 SRV=$!
-"$FPR" --exe "$S" --on -d 1 -F 999 --delay 0.2 --every 1 --count 2 -o "$T/sched" \
+"$FPR" --exe "$S" --on -d 1 -F 999 --delay 0.2 --every 1 --count 2 --group-workers -o "$T/sched" \
 	>"$T/sched.out" 2>"$T/sched.err" || fail "--every: exit $?: $(tail -3 "$T/sched.err")"
 for k in 1 2; do
 	c=$T/sched/$k
@@ -372,6 +377,77 @@ for k in 1 2; do
 	grep -qx "$c/index.tsv" "$T/sched.out" || fail "--every: $c/index.tsv not among the paths printed"
 done
 [ "$(ls "$T/sched" | tr '\n' ' ')" = "1 2 " ] || fail "--every: $(ls "$T/sched" | tr '\n' ' ')"
+# --group-workers: the group's profile is its members' stacks summed, and
+# spread.tsv's rows agree with a computation here from the members' files
+# (the top 10 functions of the group by self count, each one's share in
+# each worker, lowest and highest); checksum_frame, worker 2's alone, is
+# lowest (0) in worker 1 and highest in worker 2; the main process, alone
+# in its role, makes no group; report.md has the section
+python3 - "$T/sched/1" "$T/sched/2" <<'EOF' || FAILED=1
+import os, sys
+bad = []
+def counts(path):
+    c = {}
+    for line in open(path, encoding="utf-8", errors="surrogateescape"):
+        stack, n = line.rstrip("\n").rsplit(" ", 1)
+        c[stack] = c.get(stack, 0) + int(n)
+    return c
+for cap in sys.argv[1:]:
+    names = ["fkcmp.worker-1", "fkcmp.worker-2"]
+    members = [counts(os.path.join(cap, "on", n + ".folded")) for n in names]
+    merged = {}
+    for m in members:
+        for k, v in m.items():
+            merged[k] = merged.get(k, 0) + v
+    gpath = os.path.join(cap, "group", "on", "fkcmp.worker.folded")
+    if not os.path.isfile(gpath):
+        bad.append("%s: no group/on/fkcmp.worker.folded: %r" % (cap, os.listdir(cap)))
+        continue
+    if counts(gpath) != merged:
+        bad.append("%s: the group's profile is not its members' stacks summed" % cap)
+    if not os.path.isfile(os.path.join(cap, "group", "on", "fkcmp.worker.svg")):
+        bad.append("%s: no group graph" % cap)
+    if [f for f in os.listdir(os.path.join(cap, "group", "on")) if "main" in f]:
+        bad.append("%s: the main process grouped" % cap)
+    def self_of(prof):
+        s = {}
+        for k, v in prof.items():
+            fr = k.split(";")
+            if len(fr) > 1:
+                s[fr[-1]] = s.get(fr[-1], 0) + v
+        return s
+    gs, total = self_of(merged), sum(merged.values())
+    top = sorted(gs, key=lambda f: (-gs[f], f.encode("utf-8", "surrogateescape")))[:10]
+    ms = [(self_of(m), sum(m.values())) for m in members]
+    want = []
+    for f in top:
+        sh = [(s.get(f, 0) / t, i) for i, (s, t) in enumerate(ms) if t > 0]
+        lo = min(sh, key=lambda x: (x[0], x[1]))
+        hi = min(sh, key=lambda x: (-x[0], x[1]))
+        want.append(["on", "fkcmp.worker", "2", "ns", f, str(gs[f]), "%.4f" % (gs[f] / total),
+                     "%.4f" % lo[0], names[lo[1]], "%.4f" % hi[0], names[hi[1]]])
+    rows = [l.rstrip("\n").split("\t") for l in open(os.path.join(cap, "group", "spread.tsv"))]
+    if rows[0] != ["profile", "group", "members", "unit", "function", "self", "share", "low",
+                   "low_process", "high", "high_process"]:
+        bad.append("%s: spread.tsv's header %r" % (cap, rows[0]))
+    if rows[1:] != want:
+        bad.append("%s: spread.tsv %r, want %r" % (cap, rows[1:4], want[:3]))
+    ck = [r for r in want if r[4] == "checksum_frame"]
+    if "checksum_frame" not in ms[1][0]:
+        bad.append("%s: worker 2 never sampled in checksum_frame" % cap)
+    elif not ck or ck[0][7] != "0.0000" or ck[0][8] != names[0] or ck[0][10] != names[1]:
+        bad.append("%s: checksum_frame's spread %r" % (cap, ck))
+    report = open(os.path.join(cap, "report.md"), encoding="utf-8").read()
+    for w in ("\n## Workers as a group\n", "\n### `fkcmp.worker`: on-CPU (ns), 2 processes\n",
+              "(group/spread.tsv)", "- Least loaded: `fkcmp.worker-", "| `checksum_frame` | "):
+        if w not in report:
+            bad.append("%s: report.md lacks %r" % (cap, w))
+for b in bad[:20]:
+    print("FAIL: --group-workers:", b, file=sys.stderr)
+print("--group-workers: the groups of %d captures agree with their workers' files" % (len(sys.argv) - 1))
+sys.exit(1 if bad else 0)
+EOF
+[ -e "$T/before/group" ] && fail "a group without --group-workers"
 grep -q 'window 1 of 2 opens in' "$T/sched.err" || fail "--delay: not said"
 [ "$(grep -c '^fp-record: recording 3 processes' "$T/sched.err")" = 2 ] ||
 	fail "--every: not two windows of 3 processes"

@@ -18,7 +18,8 @@
  * With FKCMP_SLOW=1 in the environment (the change), each worker's decode
  * also computes for about 1 ms in checksum_frame, which the other run
  * never calls, and its flush thread sleeps 2 ms more each time in
- * slow_flush; the main process is unchanged.
+ * slow_flush; the main process is unchanged.  With FKCMP_SLOW=2, only
+ * the worker numbered 2 does so: an unbalanced worker.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -134,7 +135,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 + 2 * is_worker)
 		ms = atol(argv[1 + 2 * is_worker]);
-	slow = env && strcmp(env, "1") == 0;
+	slow = env && (strcmp(env, "1") == 0 ||
+		       (strcmp(env, "2") == 0 && is_worker && argc > 2 && strcmp(argv[2], "2") == 0));
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
 	if (ms > 0)
