@@ -116,6 +116,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FILE *out;
 	long n;
 	int tid;
+	bool perf_id;
 
 	setup();
 	s = states_new(g_dir, &err);
@@ -145,7 +146,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		when = kind & 32 && latest > first + 1 ? latest - 1 - (latest - first) / 2 : latest;
 		if (kind & 16)
 			rsize = k < 2 ? 59 : 27;
-		if (k < 2)
+		/* a sample's ids: the kernel's; -1 (exiting); and, by the
+		 * name's length, those of a PID namespace: 0 (a thread outside
+		 * it) or another number */
+		if (k < 2 && clen >= 14 && !(kind & 64))
+			ok = states_switch(s, raw, rsize, (kind >> 2) & 3, when, clen == 15 ? 0 : 7,
+					   clen == 15 ? 0 : (int)raw[24] ^ 0x40);
+		else if (k < 2)
 			ok = states_switch(s, raw, rsize, (kind >> 2) & 3, when,
 					   kind & 64 ? -1 : 7, kind & 64 ? -1 : (int)raw[24]);
 		else
@@ -156,7 +163,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		any = true;
 	}
 	states_finish(s, first, latest);
-	if (any && states_longest(s, &tid, &ns))
+	if (any && states_longest(s, &tid, &perf_id, &ns))
 		FUZZ_CHECK(ns <= latest - first, "thread %d: %llu ns in a window of %llu ns", tid,
 			   (unsigned long long)ns, (unsigned long long)(latest - first));
 	out = open_memstream(&text, &len);

@@ -1621,6 +1621,7 @@ static int states_stop(struct state *st)
 	const char *name = st->o.output ? st->o.output : "<stdout>";
 	long n;
 	int tid;
+	bool perf_id;
 
 	if (!st->states_read[STATES_SWITCH]) {
 		warn("no " SCHED_SWITCH " samples: record with perf record -e " SCHED_SWITCH
@@ -1648,10 +1649,11 @@ static int states_stop(struct state *st)
 		states_on_pid(st->states, recorded_pid, st->pd);
 	states_finish(st->states, first, last);
 	/* (each thread's states fill at most the window, by construction) */
-	if (states_longest(st->states, &tid, &ns) && ns > last - first) {
-		warn("thread %d: %.6f s of states in a recording of %.6f s: no table made "
+	if (states_longest(st->states, &tid, &perf_id, &ns) && ns > last - first) {
+		warn("thread %d%s: %.6f s of states in a recording of %.6f s: no table made "
 		     "(the recording's times do not add up: damaged, or a bug to report "
-		     "with it)", tid, (double)ns / 1e9, (double)(last - first) / 1e9);
+		     "with it)", tid, perf_id ? "" : " (the kernel's id)", (double)ns / 1e9,
+		     (double)(last - first) / 1e9);
 		return -1;
 	}
 	if (st->o.output && !(of = fk_outfile_open(st->o.output, &err)))
@@ -1680,6 +1682,14 @@ static int states_stop(struct state *st)
 	if (states_unknown_pid(st->states))
 		warn("%" G_GUINT64_FORMAT " threads never switched out and have no process in "
 		     "the recording: written with pid -1", states_unknown_pid(st->states));
+	if (states_outside(st->states))
+		warn("%" G_GUINT64_FORMAT " threads outside perf's PID namespace (no pid in the "
+		     "recording) left out; record outside the container to see them",
+		     states_outside(st->states));
+	if (states_unplaced(st->states))
+		warn("%" G_GUINT64_FORMAT " threads never switched out with a pid in a recording "
+		     "made in a PID namespace (their ids there are unknown) left out",
+		     states_unplaced(st->states));
 	if (st->bad_states)
 		warn("%" G_GUINT64_FORMAT " samples too short to decode: skipped", st->bad_states);
 	report_dropped(st);

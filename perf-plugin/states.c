@@ -23,6 +23,8 @@ enum tstate { T_NONE = -1, T_GONE = -2 };
 struct thr {
 	int tid;		/* the kernel's; 0: an empty slot */
 	int pid, ptid;		/* perf's, from a switch-out sample; pid -1: none */
+	bool outside;		/* a switch-out's sample named no thread: outside
+				 * perf's PID namespace */
 	int st;			/* STATE_* since `since`, or T_NONE, T_GONE */
 	uint64_t since;
 	uint64_t first;		/* its first event */
@@ -43,7 +45,13 @@ struct states {
 	struct thr *t;		/* open addressing by tid, never removed */
 	size_t n, mask;
 	GHashTable *cpu_last;	/* cpu -> time + 1 of its last sched_switch */
-	uint64_t late, unknown_pid;
+	uint64_t late, unknown_pid, outside, unplaced;
+	/*
+	 * a switch-out's sample named its thread otherwise than the kernel:
+	 * the recording's ids are a PID namespace's, and a kernel tid is no
+	 * thread id of perf's
+	 */
+	bool pidns;
 	states_pid_fn *pid_of;
 	void *pid_data;
 };
@@ -276,6 +284,16 @@ bool states_switch(struct states *s, const void *raw, uint32_t size, int cpu, ui
 	if (!last || time > tprev)
 		g_hash_table_insert(s->cpu_last, GINT_TO_POINTER(cpu),
 				    GSIZE_TO_POINTER((gsize)time + 1));
+	/*
+	 * the sample is the thread switched out: perf names it with the ids
+	 * of its PID namespace, 0 for a thread outside it (-1 for one
+	 * exiting, as outside a namespace)
+	 */
+	if (as_tid(prev) > 0 && ((tid > 0 && tid != as_tid(prev)) || (pid == 0 && tid == 0))) {
+		s->pidns = true;
+		if (tid == 0)
+			thread(s, as_tid(prev))->outside = true;
+	}
 	if (as_tid(prev) > 0 && event(s, t = thread(s, as_tid(prev)), time, STATE_ON_CPU)) {
 		name(t, &s->prev_comm, raw, size);
 		if (pid > 0) {
@@ -366,7 +384,8 @@ void states_finish(struct states *s, uint64_t first, uint64_t last)
 			enter(t, T_GONE, MAX(last, t->since));
 		if (t->head >= 0 && t->first > first)
 			t->ns[t->head] += t->first - first;
-		if (t->pid < 0 && s->pid_of) {
+		/* (in a PID namespace, a kernel tid names no thread of perf's) */
+		if (t->pid < 0 && s->pid_of && !s->pidns) {
 			t->pid = s->pid_of(s->pid_data, t->tid);
 			t->ptid = t->tid;
 		}
@@ -389,12 +408,20 @@ long states_write(struct states *s, FILE *out, const char *name, GHashTable *pid
 	GString *line = g_string_new(NULL);
 	long n = 0;
 
-	s->unknown_pid = 0;
+	s->unknown_pid = s->outside = s->unplaced = 0;
 	for (size_t i = 0; i <= s->mask; i++) {
 		struct thr *t = &s->t[i];
 
 		if (!t->tid || (pids && !g_hash_table_contains(pids, GINT_TO_POINTER(t->pid))))
 			continue;
+		/* its row would bear the kernel's tid, not perf's: left out */
+		if (s->pidns && t->pid < 0) {
+			if (t->outside)
+				s->outside++;
+			else
+				s->unplaced++;
+			continue;
+		}
 		g_ptr_array_add(order, t);
 		s->unknown_pid += t->pid < 0;
 	}
@@ -438,7 +465,17 @@ uint64_t states_unknown_pid(const struct states *s)
 	return s->unknown_pid;
 }
 
-bool states_longest(const struct states *s, int *tid, uint64_t *ns)
+uint64_t states_outside(const struct states *s)
+{
+	return s->outside;
+}
+
+uint64_t states_unplaced(const struct states *s)
+{
+	return s->unplaced;
+}
+
+bool states_longest(const struct states *s, int *tid, bool *perf_id, uint64_t *ns)
 {
 	const struct thr *most = NULL;
 	uint64_t most_ns = 0;
@@ -459,6 +496,7 @@ bool states_longest(const struct states *s, int *tid, uint64_t *ns)
 	if (!most)
 		return false;
 	*tid = most->ptid;
+	*perf_id = !s->pidns || most->pid >= 0;
 	*ns = most_ns;
 	return true;
 }

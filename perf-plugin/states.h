@@ -41,6 +41,17 @@
  * one that exits (prev_state X or Z) ends there.  So a thread's four
  * states add up to the window, or to its life in it.
  *
+ * In a PID namespace (perf run in a container) the tracepoints' ids are
+ * the kernel's, the samples' those of the namespace, 0 for a thread
+ * outside it.  Threads are still keyed by the kernel's tid; a row names
+ * a thread by the ids its switch-out samples gave.  A thread no sample
+ * named has no ids in perf's namespace: it is left out of the table and
+ * counted (states_outside(): its samples had pid 0, so it runs outside
+ * the namespace; states_unplaced(): it never switched out with a pid).
+ * A recording is taken to be a namespace's as soon as one switch-out's
+ * sample names its thread otherwise than the kernel (outside one, every
+ * sample's tid is the kernel's, -1 for a thread exiting).
+ *
  * Records perf hands over late (a thread's event older than one already
  * seen) are left out and counted (states_late()), as offcpu.h does.
  * Memory grows with the threads seen.
@@ -139,9 +150,19 @@ uint64_t states_late(const struct states *s);
 uint64_t states_unknown_pid(const struct states *s);
 
 /*
- * The thread whose time adds up to the most, *ns of it; false if none.
- * More than the window would be a wrong number: the caller refuses it.
+ * In a PID namespace, threads left out of the table: those outside the
+ * namespace, and those inside it no switch-out sample named.  (Counted
+ * by states_write(), of the threads pids keeps.)
  */
-bool states_longest(const struct states *s, int *tid, uint64_t *ns);
+uint64_t states_outside(const struct states *s);
+uint64_t states_unplaced(const struct states *s);
+
+/*
+ * The thread whose time adds up to the most, *ns of it; false if none.
+ * *tid is perf's id of it, or the kernel's where perf has none (then
+ * *perf_id is false: a thread left out in a PID namespace).  More than
+ * the window would be a wrong number: the caller refuses it.
+ */
+bool states_longest(const struct states *s, int *tid, bool *perf_id, uint64_t *ns);
 
 #endif
