@@ -88,12 +88,12 @@ static void add_line(const struct folded_line *fl, bool stable, void *data)
 
 /*
  * A split directory's files, as its index.tsv lists them (core/splitindex.h):
- * sorted bytewise, as paths "DIR/NAME"; its unit in *unit (NULL: none).
- * Files there that the index does not list are left out, and said so;
- * without an index every .folded file is read, and that is said too.
- * NULL after an error.
+ * sorted bytewise, as paths "DIR/NAME"; its unit in *unit (NULL: none) and
+ * the index in *index (free it).  Files there that the index does not list
+ * are left out, and said so; without an index every .folded file is read,
+ * and that is said too.  NULL after an error.
  */
-static char **dir_files(const char *dir, char **unit)
+static char **dir_files(const char *dir, char **unit, struct fk_split_index **index)
 {
 	GError *err = NULL;
 	struct fk_split_index *x = fk_split_index_read(dir, 0, &err);
@@ -131,8 +131,49 @@ static char **dir_files(const char *dir, char **unit)
 	g_ptr_array_sort(v, cmp_path);
 	g_ptr_array_add(v, NULL);
 	*unit = g_steal_pointer(&x->unit);
-	fk_split_index_free(x);
+	*index = x;
 	return (char **)g_ptr_array_free(v, FALSE);
+}
+
+/*
+ * foldkit.so's on-CPU index.tsv says how much of each process's time is in
+ * samples whose caller is missing (caller_lost, in the profile's unit, and
+ * caller_lost_in, the function most of it is in): given to the parts of
+ * src (its files[i] is "DIR/" x's row's file), for the caller-lost rule.
+ * A cell that is not a whole number up to the row's total is refused,
+ * naming index.tsv's line: the rule would cite a wrong number.
+ */
+static int take_caller_lost(struct report_source *src, const struct fk_split_index *x)
+{
+	GHashTable *part_of = g_hash_table_new(g_str_hash, g_str_equal);
+	int status = FK_EXIT_OK;
+
+	for (size_t i = 0; i < src->nfiles; i++) {
+		const char *f = src->files[i], *slash = strrchr(f, '/');
+
+		g_hash_table_insert(part_of, (gpointer)(slash ? slash + 1 : f), src->parts[i]);
+	}
+	for (guint i = 0; i < x->rows->len && status == FK_EXIT_OK; i++) {
+		const struct fk_split_row *e = g_ptr_array_index(x->rows, i);
+		const char *lost = fk_split_index_cell(x, e, "caller_lost");
+		const char *in = fk_split_index_cell(x, e, "caller_lost_in");
+		struct profile *part = g_hash_table_lookup(part_of, e->file);
+		guint64 n;
+
+		if (!lost || !strcmp(lost, "-") || !part)
+			continue;
+		if (!g_ascii_string_to_unsigned(lost, 10, 0, G_MAXUINT64, &n, NULL) ||
+		    (e->has_total && fk_count_from_u64(n) > e->total)) {
+			tool_warn("%s:%" G_GUINT64_FORMAT ": caller_lost '%s' is not a whole "
+				  "number up to the row's total", x->path, e->line, lost);
+			status = FK_EXIT_FAILURE;
+			break;
+		}
+		profile_set_caller_lost(part, fk_count_from_u64(n),
+					in && strcmp(in, "-") && *in ? in : NULL);
+	}
+	g_hash_table_destroy(part_of);
+	return status;
 }
 
 /*
@@ -143,6 +184,7 @@ static int read_input(struct input *in, char **args, int n, struct skip_log *ski
 		      char **unit)
 {
 	bool dir = n == 1 && g_file_test(args[0], G_FILE_TEST_IS_DIR);
+	struct fk_split_index *index = NULL;
 	int status = FK_EXIT_OK;
 	char **files;
 
@@ -151,7 +193,7 @@ static int read_input(struct input *in, char **args, int n, struct skip_log *ski
 		if (g_file_test(args[i], G_FILE_TEST_IS_DIR))
 			tool_usage_error("'%s' is a directory: a split= directory must be the only operand",
 					 args[i]);
-	if (dir && !(files = dir_files(args[0], unit)))
+	if (dir && !(files = dir_files(args[0], unit, &index)))
 		return FK_EXIT_FAILURE;
 	if (!dir) {	/* args need not end in NULL (--offcpu's does not) */
 		files = g_new0(char *, (size_t)MAX(n, 1) + 1);
@@ -159,6 +201,10 @@ static int read_input(struct input *in, char **args, int n, struct skip_log *ski
 			files[i] = g_strdup(n ? args[i] : "-");
 	}
 	report_source_init(&in->src, files, dir, dir ? args[0] : NULL);
+	if (index) {
+		status = take_caller_lost(&in->src, index);
+		fk_split_index_free(index);
+	}
 	in->readers = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
 	for (size_t i = 0; i < in->src.nfiles; i++) {
 		GPtrArray *r;

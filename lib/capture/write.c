@@ -665,8 +665,14 @@ static int write_side_index(struct session *s, bool offcpu, GError **err)
 {
 	GArray *v = g_array_new(FALSE, FALSE, sizeof(struct fk_split_out));
 	GString *text = g_string_new(NULL);
+	bool caller_lost = false;
 	int rc;
 
+	/* on-CPU, the plugin's count of the samples whose caller is missing
+	 * goes on, for fold-report's caller-lost rule */
+	for (guint i = 0; i < s->rows->len && !offcpu; i++)
+		caller_lost |= ((const struct fk_out_row *)g_ptr_array_index(s->rows, i))
+				       ->on_has_caller_lost;
 	for (guint i = 0; i < s->rows->len; i++) {
 		const struct fk_out_row *r = g_ptr_array_index(s->rows, i);
 		const char *f = offcpu ? r->off_folded : r->on_folded;
@@ -684,10 +690,22 @@ static int write_side_index(struct session *s, bool offcpu, GError **err)
 		 * role, and divides by the window (seconds) */
 		o.more = g_strdup_printf("\t%s\t%.3f", r->role ? r->role : "-",
 					 (double)(s->t1 - s->t0) / 1e6);
+		if (caller_lost) {
+			char *more = (char *)o.more;
+
+			/* the name is the plugin's cell: no tab or line in it */
+			o.more = r->on_has_caller_lost ?
+				g_strdup_printf("%s\t%" G_GUINT64_FORMAT "\t%s", more,
+						r->on_caller_lost,
+						r->on_caller_lost_in ? r->on_caller_lost_in : "-") :
+				g_strdup_printf("%s\t-\t-", more);
+			g_free(more);
+		}
 		g_array_append_val(v, o);
 	}
 	fk_split_index_format(text, (struct fk_split_out *)(void *)v->data, v->len,
-			      offcpu ? FK_OFF_UNIT : FK_ON_UNIT, "role\twindow");
+			      offcpu ? FK_OFF_UNIT : FK_ON_UNIT,
+			      caller_lost ? "role\twindow\tcaller_lost\tcaller_lost_in" : "role\twindow");
 	for (guint i = 0; i < v->len; i++)
 		g_free((char *)g_array_index(v, struct fk_split_out, i).more);
 	rc = write_new(s->sides[offcpu], "index.tsv", text, err);

@@ -320,6 +320,26 @@ static void merge_one(struct fold_entry *e, void *data)
 void profile_merge(struct profile *into, const struct profile *from)
 {
 	fold_table_foreach(from->stacks, merge_one, into);
+	if (from->has_caller_lost) {
+		into->has_caller_lost = true;
+		into->caller_lost += from->caller_lost;
+		/* the whole's function is its heaviest part's: the parts give
+		   one name each, not their functions' counts */
+		if (from->caller_lost_in && from->caller_lost > into->caller_lost_in_count) {
+			g_free(into->caller_lost_in);
+			into->caller_lost_in = g_strdup(from->caller_lost_in);
+			into->caller_lost_in_count = from->caller_lost;
+		}
+	}
+}
+
+void profile_set_caller_lost(struct profile *p, fk_count lost, const char *in)
+{
+	p->has_caller_lost = true;
+	p->caller_lost = lost;
+	g_free(p->caller_lost_in);
+	p->caller_lost_in = in ? g_strdup(in) : NULL;
+	p->caller_lost_in_count = in ? lost : 0;
 }
 
 /*
@@ -411,6 +431,7 @@ void profile_free(struct profile *p)
 		g_array_free(p->frame_cats, TRUE);
 	}
 	g_free(p->cat_counts);
+	g_free(p->caller_lost_in);
 	g_free(p);
 }
 

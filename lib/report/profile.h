@@ -138,6 +138,13 @@ struct profile {
 	fk_count *cat_counts;		/* per category of the list */
 	size_t ncats;
 	bool analysed;
+	/* beside the stacks, from the recording (profile_set_caller_lost()):
+	   the count whose innermost function kept no frame pointer where
+	   sampled, its caller missing; the function most of it is in (NULL:
+	   unknown), and the count of the part that named it */
+	bool has_caller_lost;
+	fk_count caller_lost, caller_lost_in_count;
+	char *caller_lost_in;
 	/* private */
 	GHashTable *index;		/* struct fk_str * -> struct frame_stat * */
 	struct fold_table *tail_table;

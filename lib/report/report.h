@@ -88,6 +88,16 @@ struct profile *profile_new(void);
 void profile_add(struct profile *p, const char *stack, size_t len, fk_count count,
 		 bool stable);
 void profile_merge(struct profile *into, const struct profile *from);
+
+/*
+ * What the recording knew beside p's stacks (foldkit.so's on-CPU index.tsv
+ * columns caller_lost and caller_lost_in): lost, in p's unit, is the count
+ * of samples whose innermost function kept no frame pointer where sampled,
+ * so that its caller is missing from their stacks; in names the function
+ * most of them are in (NULL: none).  profile_merge() adds the counts up and
+ * keeps the name of the part with the most.  The caller-lost rule reads it.
+ */
+void profile_set_caller_lost(struct profile *p, fk_count lost, const char *in);
 void profile_free(struct profile *p);
 
 /*

@@ -652,6 +652,39 @@ static void find_truncated(const struct report_rule *rule, const struct report *
 		    "or record with --call-graph dwarf");
 }
 
+/*
+ * On-CPU samples whose innermost function kept no frame pointer where
+ * sampled (a leaf of a library built without them, as Debian's libc is):
+ * the kernel's frame-pointer walk goes from it to its caller's caller, so
+ * its caller is missing and that time is charged a frame too high.  The
+ * stacks cannot show it; the recording can (foldkit.so reads each sampled
+ * function's unwind rule and fp-record keeps the count in on/index.tsv),
+ * so this rule speaks only when the input says how much it is.
+ */
+static void find_caller_lost(const struct report_rule *rule, const struct report *r,
+			     GPtrArray *out)
+{
+	const struct profile *q = r->p;
+	struct fk_str in;
+	struct finding *f;
+
+	if (q == r->off || !q->has_caller_lost ||
+	    !share_at_least(q->caller_lost, q->total, threshold(rule, r)))
+		return;
+	in.s = q->caller_lost_in ? q->caller_lost_in : "";
+	in.len = strlen(in.s);
+	f = finding_new(rule, in, q->caller_lost);
+	finding_text(f, "samples in functions that keep no frame pointer where sampled");
+	if (in.len) {
+		finding_text(f, ", most in ");
+		finding_code(f, in);
+	}
+	finding_amount(f, r, q->caller_lost, q->total);
+	add(out, f, "the function that called each is missing from these frame-pointer "
+		    "stacks, its time shown under the caller's caller; record with "
+		    "--call-graph dwarf to see the callers");
+}
+
 static void find_dominant(const struct report_rule *rule, const struct report *r,
 			  GPtrArray *out)
 {
@@ -680,6 +713,7 @@ const struct report_rule report_rules[] = {
 	{ "sync-logging", PCT(1), find_logging, "the profile" },
 	{ "unresolved", PCT(5), find_unresolved, "the profile" },
 	{ "truncated", PCT(5), find_truncated, "the profile" },
+	{ "caller-lost", PCT(5), find_caller_lost, "the profile" },
 	{ "dominant-thread", PCT(50), find_dominant, "the profile" },
 	{ "idle-thread", PCT(50), find_idle, "the thread's time" },
 };

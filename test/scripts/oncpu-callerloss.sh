@@ -84,6 +84,23 @@ keep no frame pointer" "$T/fpr/report.md"; then
 	else
 		fail "fp-record's report.md does not say '$want': $(grep -i 'on-cpu stacks' "$T/fpr/report.md")"
 	fi
+	# and fold-report on the capture, with no option, finds it: the
+	# whole's caller-lost finding cites index.tsv's count in ns, names
+	# memcpy's function, and is at least what the stacks show lost
+	lost=$(awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		{ l += $c["caller_lost"] } END { printf "%.0f\n", l }' "$T/fpr/on/index.tsv")
+	gone=$(cat "$T/fpr/on/"*.folded | awk '{ w = $NF; s = substr($0, 1, length($0) - length(w) - 1) }
+		s ~ /;__(memmove|memcpy)[^;]*(;|$)/ && s !~ /;copier(;|$)/ { n += w }
+		END { printf "%.0f\n", n }')
+	"$BIN/fold-report" --json "$T/fpr" >"$T/fpr.json" 2>"$T/fpr-report.err" ||
+		fail "fold-report on the capture: $(head -2 "$T/fpr-report.err")"
+	got=$(grep -o '"rule": "caller-lost", [^}]*"process": "whole", "profile": "on", "unit": "ns", "frame": "[^"]*", "edge": \[\], "count": [0-9]*' "$T/fpr.json")
+	if [[ $got =~ \"frame\":\ \"__mem(move|cpy)[^\"]*\".*\"count\":\ ([0-9]+)$ ]] &&
+		[ "${BASH_REMATCH[2]}" = "$lost" ] && [ "$lost" -ge "$gone" ] && [ "$gone" -gt 0 ]; then
+		echo "ok fold-report's caller-lost finding: $lost ns in memcpy's function ($gone ns in stacks without copier)"
+	else
+		fail "fold-report's caller-lost finding: '$got', index.tsv $lost ns, stacks $gone ns"
+	fi
 else
 	fail "fp-record --on failed: $(tail -2 "$T/fpr.err")"
 fi
