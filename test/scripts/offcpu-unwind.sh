@@ -169,7 +169,10 @@ if capture dumps; then
 	# the samples of each event, in perf evlist's order: the frame-pointer
 	# event first
 	fp_samples=$(perf report -i "$data" --stats 2>/dev/null | awk '/SAMPLE events:/ { n++; if (n == 2) print $3 }')
-	plain=$(env "${PLUGIN_ENV[@]}" perf script -i "$data" --dlfilter "$PLUGIN" 2>"$T/plain.err" |
+	# (the plugin keeps the first event it is handed, as fp-collapse
+	# does: which comes first is the recording's chance, so it is named)
+	plain=$(env "${PLUGIN_ENV[@]}" perf script -i "$data" --dlfilter "$PLUGIN" \
+		--dlarg event=sched:sched_switch 2>"$T/plain.err" |
 		awk '{ s += $NF } END { print s + 0 }')
 	[ -n "$fp_samples" ] && [ "$plain" = "$fp_samples" ] &&
 		echo "ok without offcpu: $plain switches, each once" ||
@@ -204,10 +207,14 @@ for _ in $(seq 6000); do
 done
 [ "$(echo "$tids" | wc -l)" -ge 17 ] || fail "--call-graph dwarf: the server started not 17 threads: $(echo $tids)"
 lo=$(echo "$tids" | head -1) hi=$(echo "$tids" | tail -1)
+# the filter names the kernel's thread ids: in a PID namespace (a
+# container) /proc gives the namespace's, so every switch is recorded,
+# as fp-record does there
+filter=(--filter "(prev_pid>=$lo&&prev_pid<=$hi)||(next_pid>=$lo&&next_pid<=$hi)")
+in_pid_namespace && filter=()
 for try in 1 2 3; do
 	nice -n -10 perf record -q -m 16M -e sched:sched_switch --call-graph dwarf,4096 -a -o "$T/dwarf.data" \
-		--filter "(prev_pid>=$lo&&prev_pid<=$hi)||(next_pid>=$lo&&next_pid<=$hi)" \
-		-- sleep 0.5 >/dev/null 2>"$T/dwarf.err" || break
+		"${filter[@]}" -- sleep 0.5 >/dev/null 2>"$T/dwarf.err" || break
 	[ "$(lost "$T/dwarf.data")" = 0 ] && break
 done
 if kill -0 "$W" 2>/dev/null; then

@@ -38,6 +38,14 @@ case $PLUGIN in
 	;;
 esac
 
+# in_pid_namespace: true in a PID namespace other than the kernel's first
+# (a container), where the tracepoints' pids are the kernel's and perf's
+# sample pids the namespace's (the inode of the first is fixed, as
+# lib/capture/record.c knows it)
+in_pid_namespace() {
+	[ "$(readlink /proc/self/ns/pid 2>/dev/null)" != "pid:[4026531836]" ]
+}
+
 # fp_record_perf: sets FOLDKIT_PERF, the perf fp-record runs.  A sanitizer
 # build of the plugin needs its runtime loaded before perf, only into perf,
 # and only when it loads the plugin: then a wrapper in $T.

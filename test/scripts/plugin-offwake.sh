@@ -105,7 +105,10 @@ else fail "the reader's pipe waits: $(head -2 "$T/badr" | cut -c1-300)"; fi
 # (S or D at its switch-out) lasts until the first sched_waking of it;
 # a switch of the thread before that (it ran: woken unrecorded) drops it.
 # Per wakee, the waits whose waker's chain holds FN, and their intervals
-# (each record one line, its call chain joined to it).
+# (each record one line, its call chain joined to it).  The tracepoints'
+# pids are the kernel's, the records' tids perf's: in a PID namespace (a
+# container) they differ, and a switch-out (the record's tid is the
+# thread switched out) tells the one from the other.
 perf script -i "$T/w.data" --ns -F tid,time,event,trace,ip,sym 2>/dev/null |
 	perf_records '^ *-?[0-9]+ +[0-9]+\.[0-9]+: ' >"$T/text"
 text_waits() { # WAKEE-TID WAKER-TID FN: "START END" in ns, one a wait
@@ -115,6 +118,7 @@ text_waits() { # WAKEE-TID WAKER-TID FN: "START END" in ns, one a wait
 		t = ns($2); if (!switch_fields($0)) next
 		delete since[nxt]; delete since[prev]
 		if (state ~ /^[SD]/ && prev > 0) since[prev] = t
+		if ($1 + 0 > 0 && prev > 0) kernel[$1 + 0] = prev
 		next
 	}
 	/ sched:sched_waking: / {
@@ -122,7 +126,8 @@ text_waits() { # WAKEE-TID WAKER-TID FN: "START END" in ns, one a wait
 		if (!match($0, / pid=-?[0-9]+ prio=/)) next
 		p = substr($0, RSTART + 5, RLENGTH - 11) + 0
 		if (!(p in since)) next
-		if (p == wakee && $1 == waker && index($0, " " fn " "))
+		if (p == (wakee in kernel ? kernel[wakee] : wakee) && $1 == waker &&
+		    index($0, " " fn " "))
 			printf "%.0f %.0f\n", since[p], t
 		delete since[p]
 	}' "$T/text"
