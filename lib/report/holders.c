@@ -176,8 +176,13 @@ void holders_add(struct holders *h, const char *stack, size_t len, fk_count coun
 		h->other_waits += count;
 		return;
 	}
-	/* the caller in the waiter's code, not the system call's way in */
-	while (lock_i > 1 && in_set(h->syscall, fr[lock_i - 1]))
+	/* the caller in the waiter's code, not the system call's way in,
+	   nor a library's frame without a symbol ("[libc.so.6]" where libc's
+	   symbols are not installed: its lock functions' names are not
+	   known, and the program's frame is beyond them) */
+	while (lock_i > 1 && (in_set(h->syscall, fr[lock_i - 1]) ||
+			      (frame_classify(h->fc, fr[lock_i - 1].s, fr[lock_i - 1].len) &
+			       FRAME_UNRESOLVED)))
 		lock_i--;
 	lock = lock_i > 1 ? fr[lock_i - 1] : (struct fk_str){ OUTERMOST, strlen(OUTERMOST) };
 	g_string_assign(h->key, "");
@@ -201,6 +206,11 @@ void holders_add(struct holders *h, const char *stack, size_t len, fk_count coun
 	/* (a stack of releases alone up to the name: its outermost) */
 	if (site_i >= nw - 1)
 		site_i = nw > 1 ? nw - 2 : 0;
+	/* the holder's frame beyond a library's frames without a symbol
+	   (its unlock's names not known) */
+	while (site_i + 2 < nw && (frame_classify(h->fc, fr[site_i].s, fr[site_i].len) &
+				   FRAME_UNRESOLVED))
+		site_i++;
 	site = fr[site_i];
 	g_string_append_len(h->key, site.s, (gssize)site.len);
 	g_string_append_c(h->key, '\n');

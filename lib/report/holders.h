@@ -22,16 +22,18 @@
  * FRAME_LOCK_WAIT (classify.h): the lock is named by the frame just before
  * the first such frame, the one that called it (the lock's site in the
  * waiter; "(outermost)" if the lock wait is the stack's first function),
- * a system call's way in (syscall(), do_syscall_64, do_futex ...) passed
- * over.  A lock wait a timer ended (hrtimer_wakeup, process_timeout in
+ * a system call's way in (syscall(), do_syscall_64, do_futex ...) and
+ * frames without a symbol ("[libc.so.6]": a libc whose symbols are not
+ * installed) passed over.  A lock wait a timer ended (hrtimer_wakeup, process_timeout in
  * the waker's stack: a timed wait that expired) released no lock: it is
  * counted apart (timeouts).
  * The waker released it where its stack leaves the release functions: the
  * frame just beyond (toward the root) the outermost frame whose base name
  * (frame_name_base()) is an unlock or wake-up function of the list in
  * holders.c (pthread_mutex_unlock, __lll_lock_wake, futex_wake, ...), so
- * the frame of the holder's code that let go of the lock.  Where the
- * waker's stack holds none, the release site is its leaf.
+ * the frame of the holder's code that let go of the lock, frames without
+ * a symbol passed over.  Where the waker's stack holds none, the release
+ * site is its leaf.
  *
  * Waits that are not lock waits are counted apart (other_waits), and so
  * are lines without "--" (not off-wake lines, no_waker).  Rows are per
