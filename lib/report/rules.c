@@ -674,7 +674,7 @@ static void find_caller_lost(const struct report_rule *rule, const struct report
 	in.s = q->caller_lost_in ? q->caller_lost_in : "";
 	in.len = strlen(in.s);
 	f = finding_new(rule, in, q->caller_lost);
-	finding_text(f, "samples in functions that keep no frame pointer where sampled");
+	finding_text(f, "stacks whose innermost function keeps no frame pointer where sampled");
 	if (in.len) {
 		finding_text(f, ", most in ");
 		finding_code(f, in);

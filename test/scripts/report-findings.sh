@@ -61,11 +61,11 @@ done
 "$BIN/fold-report" -n 1000 "$T/cap" >"$T/report.md" 2>>"$T/report.err" ||
 	{ echo "FAIL: fold-report CAPTURE (Markdown)"; exit 1; }
 
-python3 - "$T/cap" "$T/waits" "$T/report.json" "$T/report.md" <<'EOF'
-import glob, json, os, re, sys
+python3 - "$T/cap" "$T/waits" "$T/report.json" "$T/report.md" "$W" <<'EOF'
+import glob, json, os, re, subprocess, sys
 from fractions import Fraction
 
-cap, waits, rep, md = sys.argv[1:5]
+cap, waits, rep, md, binary = sys.argv[1:6]
 report = json.load(open(rep), parse_float=Fraction, parse_int=Fraction)
 fails = []
 def bad(msg):
@@ -87,6 +87,28 @@ for r in rows[1:]:
     for side in ("on", "off"):
         if cell[side + "_folded"] != "-":
             stem_pid[os.path.basename(cell[side + "_folded"])[:-7]] = cell["pid"]
+# on/index.tsv's caller_lost by pid (the plugin's count, ns)
+caller_lost = {}
+on_rows = [l.rstrip("\n").split("\t") for l in open(os.path.join(cap, "on", "index.tsv"))]
+for r in on_rows[1:]:
+    cell = dict(zip(on_rows[0], r))
+    if cell.get("caller_lost", "-") != "-":
+        caller_lost[cell["pid"]] = Fraction(cell["caller_lost"])
+# the service's functions whose code never pushes rbp (objdump -C)
+no_push, all_fns, fn, pushes = set(), set(), None, False
+for line in subprocess.run(["objdump", "-d", "-C", "--no-show-raw-insn", binary],
+                           capture_output=True, text=True).stdout.splitlines() + [""]:
+    m = re.match(r"^[0-9a-f]+ <(.*)>:$", line)
+    if m or not line:
+        if fn:
+            all_fns.add(re.sub(r"\(.*", "", fn))
+        if fn and not pushes:
+            no_push.add(re.sub(r"\(.*", "", fn))
+        fn, pushes = (m.group(1) if m else None), False
+    elif "push   %rbp" in line:
+        pushes = True
+if "main" not in all_fns or "ledger::Book::apply" not in all_fns:
+    bad("objdump -d %s gave not the service's functions" % binary)
 procs = {}	# pid -> {"name": file stem, "on": stacks, "off": stacks}
 for side in ("on", "off"):
     for f in glob.glob(os.path.join(cap, side, "*.folded")):
@@ -182,6 +204,20 @@ def expect(section, stacks_on, stacks_off, pid):
             if frame != "ledger::Voucher::Voucher" or count != want:
                 bad("%s: constructor %s: %s ns, the folded stacks %s" % (where, frame, count, want))
             print("  %s: constructor %s: %s ns" % (where, frame, count))
+        elif rule == "caller-lost":
+            # the recording's count (the plugin reads each sampled
+            # function's unwind rule), and the function named keeps no
+            # frame pointer by its code: no push of rbp in the service's
+            # binary (its leaf fold_block: g++ -O2 sets up no frame in a
+            # leaf that needs no stack, -mno-omit-leaf-frame-pointer or
+            # not), or it is not the service's (libc's, libstdc++'s:
+            # Debian builds them without frame pointers)
+            want = sum(v for q, v in caller_lost.items() if pid is None or q == pid)
+            if count != want:
+                bad("%s: caller-lost %s ns, index.tsv's caller_lost %s" % (where, count, want))
+            if frame in all_fns and frame not in no_push:
+                bad("%s: caller-lost names %s, whose code pushes rbp" % (where, frame))
+            print("  %s: caller-lost %s: %s ns" % (where, frame, count))
         elif rule in ("truncated", "unresolved", "dominant-thread", "allocation"):
             total = sum(c for s, c in (stacks_on))
             if not 0 < count <= total:
