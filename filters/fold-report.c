@@ -16,7 +16,7 @@
 static struct opts {
 	gboolean json, group_threads, no_default_categories, verbose, kernel_stacks;
 	int top;
-	char *offcpu, *min_share, *unit, *offcpu_unit, *offwake;
+	char *offcpu, *min_share, *unit, *offcpu_unit, *offwake, *runq;
 	char **thresholds, **wait_kinds;
 	char *base;
 	double window[2];
@@ -26,6 +26,7 @@ static struct opts {
 static const GOptionEntry entries[] = {
 	{ "offcpu", 'o', 0, G_OPTION_ARG_FILENAME, &opts.offcpu, "Add contention with this off-CPU profile (a file or split= directory)", "OFF" },
 	{ "offwake", 'w', 0, G_OPTION_ARG_FILENAME, &opts.offwake, "Add who released the locks waited for, from this off-wake profile (foldkit.so offwake; a file or split= directory)", "WAKE" },
+	{ "runq", 0, 0, G_OPTION_ARG_FILENAME, &opts.runq, "Add where threads waited for a CPU, from this run-queue profile (foldkit.so runq, us; a file or split= directory)", "RUNQ" },
 	{ "json", 'j', 0, G_OPTION_ARG_NONE, &opts.json, "Write JSON instead of Markdown", NULL },
 	{ "top", 'n', 0, G_OPTION_ARG_INT, &opts.top, "Rows per table (default 15)", "N" },
 	{ "group-threads", 'g', 0, G_OPTION_ARG_NONE, &opts.group_threads, "Merge thread names that differ only in digits", NULL },
@@ -49,15 +50,17 @@ static const char description[] =
 	"Reads folded stacks from each FILE (or standard input, or '-') as one\n"
 	"profile, or from every *.folded file of a split= directory DIR (the whole,\n"
 	"then one report per file), or fp-record's capture directory (on/ and off/\n"
-	"together), and writes what they say: summary, findings,\n"
-	"threads, hot paths, self and inclusive functions, categories, symbol\n"
-	"quality, with --offcpu, contention and, with --offwake, the lock holders.\n"
+	"together, with wake/ and runq/ where it has them), and writes what they\n"
+	"say: summary, findings, threads, hot paths, self and inclusive functions,\n"
+	"categories, symbol quality, with --offcpu, contention, with --offwake, the\n"
+	"lock holders and, with --runq, the time threads waited for a CPU.\n"
 	"\n"
 	"Examples:\n"
 	"  fold-report capture\n"
 	"  fold-report cpu.folded\n"
 	"  fold-report --unit ns --offcpu off.folded cpu.folded\n"
 	"  fold-report --offwake wake.folded --offcpu off.folded cpu.folded\n"
+	"  fold-report --runq runq.folded --offcpu off.folded cpu.folded\n"
 	"  fold-report --json -n 5 on-cpu/ | jq '.findings'\n"
 	"  fold-report --base capture-before capture-after\n"
 	"\n"
@@ -251,6 +254,88 @@ static void add_wake(struct fold_entry *e, void *data)
 	g_string_free(text, TRUE);
 }
 
+/* A run-queue profile's stack, to the run queue (report/runq.h). */
+struct runq_add {
+	struct runq *q;
+	const char *file, *process;
+	GString *text;
+};
+
+static void add_runq_stack(struct fold_entry *e, void *data)
+{
+	struct runq_add *a = data;
+
+	g_string_truncate(a->text, 0);
+	profile_stack_text(profile_stack_key(e), a->text);
+	runq_add(a->q, a->file, a->process, a->text->str, a->text->len, e->count[0]);
+}
+
+/*
+ * A process's window from a split directory's index.tsv: its window
+ * column (seconds, as fp-record writes it) in us; 0 when it has none, or
+ * one that is not a positive number of seconds (said).
+ */
+static fk_count index_window(const struct fk_split_index *x, const struct fk_split_row *r,
+			     const char *dir)
+{
+	const char *w = fk_split_index_cell(x, r, "window");
+	fk_count c;
+
+	if (!w || strcmp(w, "-") == 0)
+		return 0;
+	if (fk_count_parse(w, strlen(w), &c) != FK_COUNT_OK || c <= 0 ||
+	    c > fk_count_from_u64(1000000000)) {
+		tool_warn("%s/index.tsv: the window of %s, '%s', is not a number of seconds: "
+			  "its threads' shares of it are unknown", dir, r->file, w);
+		return 0;
+	}
+	return c * 1000000;
+}
+
+/*
+ * A run-queue profile's parts, each a process when it is a split
+ * directory, whose index.tsv gives each process's window when the counts
+ * are in us.
+ */
+static void add_runq(struct runq *q, const struct input *in, const char *arg,
+		     const char *unit)
+{
+	struct fk_split_index *x = NULL;
+	struct runq_add a = { .q = q, .text = g_string_new(NULL) };
+	GError *err = NULL;
+
+	if (in->src.dir && unit && (strcmp(unit, "us") == 0 || strcmp(unit, "\u00b5s") == 0) &&
+	    !(x = fk_split_index_read(arg, 0, &err))) {
+		tool_warn_error(err);
+		g_clear_error(&err);
+	}
+	for (size_t i = 0; i < in->src.nfiles; i++) {
+		char *process = NULL;
+
+		if (in->src.dir) {
+			process = g_path_get_basename(in->src.files[i]);
+			if (g_str_has_suffix(process, ".folded"))
+				process[strlen(process) - 7] = '\0';
+		}
+		for (guint k = 0; x && process && k < x->rows->len; k++) {
+			const struct fk_split_row *r = g_ptr_array_index(x->rows, k);
+			char *base = g_path_get_basename(in->src.files[i]);
+			fk_count w;
+
+			if (strcmp(r->file, base) == 0 && (w = index_window(x, r, arg)) > 0)
+				runq_set_window(q, process, w);
+			g_free(base);
+		}
+		a.file = in->src.files[i];
+		a.process = process;
+		fold_table_foreach(in->src.parts[i]->stacks, add_runq_stack, &a);
+		g_free(process);
+	}
+	runq_finish(q);
+	fk_split_index_free(x);
+	g_string_free(a.text, TRUE);
+}
+
 /* --base OLD NEW: what changed (report/compare.h) */
 static int compare_main(int argc, char **argv, const struct report_opts *ro)
 {
@@ -262,8 +347,8 @@ static int compare_main(int argc, char **argv, const struct report_opts *ro)
 
 	if (argc != 2 || opts.offcpu)
 		tool_usage_error("--base OLD takes one NEW (a file, split directory or capture), and no --offcpu");
-	if (opts.offwake)
-		tool_usage_error("--base compares two profiles: no --offwake");
+	if (opts.offwake || opts.runq)
+		tool_usage_error("--base compares two profiles: no --offwake or --runq");
 	for (int i = 0; i < 2; i++)
 		if (!(opts.window[i] >= 0 && opts.window[i] < 1e9))
 			tool_usage_error("--%swindow must be a number of seconds", i ? "" : "base-");
@@ -302,12 +387,13 @@ int main(int argc, char **argv)
 {
 	struct report_opts o = REPORT_OPTS_INIT;
 	struct category_list *cats;
-	struct input on = { 0 }, off = { 0 }, wake = { 0 };
-	char *on_unit = NULL, *off_unit = NULL, *wake_unit = NULL;
+	struct input on = { 0 }, off = { 0 }, wake = { 0 }, rq = { 0 };
+	char *on_unit = NULL, *off_unit = NULL, *wake_unit = NULL, *rq_unit = NULL;
 	struct frame_classifier *fc = NULL;
 	struct holders *holders = NULL;
+	struct runq *runq = NULL;
 	struct wait_kinds *wk = NULL;
-	char *cap_on = NULL, *cap_off = NULL;
+	char *cap_on = NULL, *cap_off = NULL, *cap_wake = NULL, *cap_runq = NULL;
 	bool off_only = false;
 	struct skip_log *skips;
 	GError *err = NULL;
@@ -360,6 +446,11 @@ int main(int argc, char **argv)
 	/* fp-record's capture: DIR/on and DIR/off, each a split directory */
 	if (argc == 2 && !opts.offcpu && g_file_test(argv[1], G_FILE_TEST_IS_DIR) &&
 	    (has_side(argv[1], "on") || has_side(argv[1], "off"))) {
+		/* the same recording's waits by their wakers, and time runnable */
+		if (!opts.offwake && has_side(argv[1], "wake"))
+			opts.offwake = cap_wake = g_build_filename(argv[1], "wake", NULL);
+		if (!opts.runq && has_side(argv[1], "runq"))
+			opts.runq = cap_runq = g_build_filename(argv[1], "runq", NULL);
 		if (has_side(argv[1], "off"))
 			opts.offcpu = cap_off = g_build_filename(argv[1], "off", NULL);
 		if (has_side(argv[1], "on"))
@@ -392,6 +483,17 @@ int main(int argc, char **argv)
 		o.holders_source = opts.offwake;
 		o.holders_unit = wake_unit ? wake_unit : "us";
 	}
+	if (opts.runq) {
+		if (read_input(&rq, &opts.runq, 1, skips, &rq_unit) != FK_EXIT_OK)
+			status = FK_EXIT_FAILURE;
+		if (!fc)
+			fc = frame_classifier_new();
+		runq = runq_new(fc);
+		add_runq(runq, &rq, opts.runq, rq_unit);
+		o.runq = runq;
+		o.runq_source = opts.runq;
+		o.runq_unit = rq_unit ? rq_unit : "us";
+	}
 	tool_report_skips(skips, opts.verbose);
 	if (plain.odd) {
 		tool_warn("%s:%" G_GUINT64_FORMAT ": a differential profile (two counts a line): "
@@ -412,9 +514,14 @@ out:
 	input_free(&on);
 	input_free(&off);
 	input_free(&wake);
+	input_free(&rq);
 	holders_free(holders);
+	runq_free(runq);
 	frame_classifier_free(fc);
 	g_free(wake_unit);
+	g_free(rq_unit);
+	g_free(cap_wake);
+	g_free(cap_runq);
 	category_list_free(cats);
 	wait_kinds_free(wk);
 	g_free(cap_on);

@@ -292,7 +292,8 @@ void report_write_json(FILE *out, const struct report *r, int indent, bool close
 		json_cstr(&w, f->cls);
 		fputs(", \"process\": ", out);
 		json_cstr(&w, in->process ? in->process : "whole");
-		fprintf(out, ", \"profile\": \"%s\", \"unit\": ", f->off ? "off" : "on");
+		fprintf(out, ", \"profile\": \"%s\", \"unit\": ",
+			f->profile ? f->profile : f->off ? "off" : "on");
 		json_cstr(&w, finding_unit(f, r));
 		fputs(", \"frame\": ", out);
 		json_str(&w, f->frame.s, f->frame.len);

@@ -105,6 +105,8 @@ struct finding {
 	fk_count save;
 	const char *cls;
 	bool off;		/* from the off-CPU profile */
+	const char *profile;	/* from another ("runq"), NULL: on or off */
+	const char *unit;	/* that one's unit, NULL: its profile's */
 	bool info;		/* nothing to fix: ranked after the others */
 };
 

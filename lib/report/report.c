@@ -160,6 +160,8 @@ void finding_edge(struct finding *f, const struct frame_stat *a,
 
 const char *finding_unit(const struct finding *f, const struct report *r)
 {
+	if (f->unit)
+		return f->unit;
 	return f->off && r->off != r->p ? r->o->offcpu_unit : r->o->unit;
 }
 
@@ -778,6 +780,10 @@ int report_write_fc(FILE *out, const struct report_source *on,
 		holders_write_json(out, o->holders, o->holders_source, o->holders_unit, o->top);
 	else if (o->holders)
 		holders_write_markdown(out, o->holders, o->holders_source, o->holders_unit, o->top);
+	if (o->runq && json)
+		runq_write_json(out, o->runq, o->runq_source, o->runq_unit, o->top);
+	else if (o->runq)
+		runq_write_markdown(out, o->runq, o->runq_source, o->runq_unit, o->top);
 	if (json && parts)
 		fputs(",\n  \"processes\": [", out);
 	for (size_t i = 0; on->dir && i < on->nfiles; i++) {

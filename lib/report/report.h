@@ -32,6 +32,7 @@
 #include "core/foldtable.h"
 #include "report/categories.h"
 #include "report/holders.h"
+#include "report/runq.h"
 #include "report/waitkind.h"
 
 #define REPORT_MAX_RULES 16
@@ -59,6 +60,10 @@ struct report_opts {
 	 * after the whole profile's report; NULL: no such section */
 	const struct holders *holders;
 	const char *holders_source, *holders_unit;
+	/* --runq: where threads waited for a CPU (report/runq.h), written
+	 * after the lock holders, and the cpu-starved rule's; NULL: none */
+	const struct runq *runq;
+	const char *runq_source, *runq_unit;
 	/* each rule's threshold (report_rule_index()), a fraction
 	   (FK_COUNT_ONE is 100%); -1: the rule's default */
 	fk_count thresholds[REPORT_MAX_RULES];

@@ -704,6 +704,50 @@ static void find_dominant(const struct report_rule *rule, const struct report *r
 	g_ptr_array_add(out, f);
 }
 
+/*
+ * Threads runnable, waiting for a CPU, for much of their window (the
+ * run-queue profile, --runq): CPU-starved, which their off-CPU time does
+ * not show, and which is not waiting for a lock or for work.  The whole
+ * report names every process's threads, a process's report its own.
+ */
+static void find_starved(const struct report_rule *rule, const struct report *r,
+			 GPtrArray *out)
+{
+	const struct runq *q = r->o->runq;
+	bool whole = !r->in->process || strcmp(r->in->process, "whole") == 0;
+	guint n = 0;
+
+	for (size_t i = 0; q && i < runq_nthreads(q) && n < PER_RULE; i++) {
+		const struct runq_thread *t = runq_thread_at(q, i);
+		char buf[FK_COUNT_BUFSZ * 2];
+		struct finding *f;
+
+		if (t->window <= 0 || !share_at_least(t->count, t->window, threshold(rule, r)))
+			continue;
+		if (!whole && (!r->in->nfiles || !report_same_process(r->in->files[0], t->file)))
+			continue;
+		f = finding_new(rule, (struct fk_str){ t->thread, strlen(t->thread) }, t->count);
+		f->profile = "runq";
+		f->unit = r->o->runq_unit;
+		f->cls = "runnable";
+		finding_code(f, f->frame);
+		if (t->process) {
+			finding_text(f, " of ");
+			finding_code(f, (struct fk_str){ t->process, strlen(t->process) });
+		}
+		finding_text(f, " runnable, waiting for a CPU");
+		finding_amount(f, r, t->count, t->window);
+		finding_text(f, " of its window");
+		if (t->after_lock > 0)
+			finding_text(f, ", %s %s of it once woken from a lock wait (not lock waiting)",
+				     count_grouped(t->after_lock, buf), f->unit);
+		add(out, f, "CPU-starved, not waiting: more threads ready to run than CPUs; "
+		    "give it CPU time (fewer busy threads, priority, affinity) before "
+		    "shortening its waits");
+		n++;
+	}
+}
+
 const struct report_rule report_rules[] = {
 	{ "contended-lock", PCT(1) / 2, find_contended, "the off-CPU profile" },
 	{ "hot-function", PCT(10), find_hot, "the profile" },
@@ -716,6 +760,7 @@ const struct report_rule report_rules[] = {
 	{ "caller-lost", PCT(5), find_caller_lost, "the profile" },
 	{ "dominant-thread", PCT(50), find_dominant, "the profile" },
 	{ "idle-thread", PCT(50), find_idle, "the thread's time" },
+	{ "cpu-starved", PCT(20), find_starved, "the thread's process's window (--runq)" },
 };
 const size_t report_nrules = G_N_ELEMENTS(report_rules);
 G_STATIC_ASSERT(G_N_ELEMENTS(report_rules) <= REPORT_MAX_RULES);
