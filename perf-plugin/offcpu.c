@@ -34,6 +34,14 @@ struct pending {
 	uint64_t wake;		/* the wait's first wake-up (offcpu_wake()), or 0 */
 	bool preempted;		/* the wait began runnable (offcpu_preempted()) */
 	uint64_t seen;		/* the latest switch of the thread, in or out */
+	/*
+	 * A wake-up while the thread ran, since its latest switch-in: a waker
+	 * can wake a thread that has set itself asleep but not yet switched
+	 * out (sched_waking, in the waker, is recorded before the wakee's
+	 * sched_switch): the sleep it then switches out into ended at once,
+	 * and its time off the CPU is runnable.  0: none.
+	 */
+	uint64_t woke_running;
 	uint64_t off_ns;	/* its waits counted */
 };
 
@@ -439,6 +447,12 @@ void offcpu_wake(struct offcpu *o, int tid, uint64_t time)
 	if (w && !w->preempted && !w->wake && time >= w->since) {
 		w->wake = time;
 		o->woken++;
+	} else if (!w && tid > 0) {
+		/* running, or switching out: it wakes the sleep to come */
+		w = thread_get(o, tid);
+		/* the first since it last came on a CPU */
+		if (!w->woke_running)
+			w->woke_running = time;
 	}
 }
 
@@ -462,7 +476,10 @@ void offcpu_switch_in(struct offcpu *o, int tid, uint64_t time)
 		return;
 	w = thread_get(o, tid);
 	/* a late switch-in came before the wait pending: not its end */
-	if (!thread_saw(o, w, time) || !w->waiting)
+	if (!thread_saw(o, w, time))
+		return;
+	w->woke_running = 0;	/* (one before it woke an earlier sleep) */
+	if (!w->waiting)
 		return;
 	/* an earlier switch-in: the tracepoint lacks the switch-out after it */
 	if (o->switch_in && o->switch_in(o->switch_in_data, w->perf_tid, w->since, time, &in) &&
@@ -511,14 +528,23 @@ static struct pending *wait_from(struct offcpu *o, int tid, int perf_tid, uint64
 
 	if (!tid)
 		return NULL;
+	uint64_t woke;
+
 	w = thread_get(o, tid);
 	/* offcpu_switch_unseen() counted it late already */
 	if (time < w->seen)
 		return NULL;
+	/* woken since it came on a CPU: asleep for no time at all */
+	woke = w->woke_running && w->woke_running <= time ? w->woke_running : 0;
+	w->woke_running = 0;
 	w->seen = time;
 	w = pending_put(o, tid);
 	w->perf_tid = perf_tid;
 	w->since = time;
+	if (woke) {
+		w->wake = time;
+		o->woken++;
+	}
 	return w;
 }
 

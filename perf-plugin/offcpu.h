@@ -31,8 +31,11 @@
  * first wake-up: the time up to it is the off-CPU time, the time after it,
  * until the switch-in, is time runnable, waiting for a CPU, and counted
  * only by a run-queue profile (offcpu_set_runq()), with the whole of each
- * wait that began with a preemption (prev_state R or R+).  Without wake-ups
- * a wait is off-CPU up to the switch-in.
+ * wait that began with a preemption (prev_state R or R+).  A wake-up of a
+ * thread still on its CPU since its latest switch-in (it had set itself
+ * asleep; the waker's sched_waking came before its switch-out) cuts the
+ * sleep it then switches out into at once: all of it is runnable.
+ * Without wake-ups a wait is off-CPU up to the switch-in.
  *
  * prev_state is the kernel's report: 0 running (preempted, "R" or "R+"),
  * bit 0 "S" (sleeping), bit 1 "D" (uninterruptible), higher bits stopped,

@@ -422,16 +422,36 @@ static void test_wakes(void)
 		offcpu_switch_out(o, 22, 22, 120 * MS, tt, "q;nowake", 8, c);
 		offcpu_switch_in(o, 22, 125 * MS);
 		offcpu_switch_unseen(o, 92, 1, 125 * MS);
-		offcpu_tick(o, 130 * MS);
+		/* thread 23 runs from 126 ms; woken at 131 while still on its
+		 * CPU (the waker's sched_waking before the wakee's switch),
+		 * it switches out asleep at 132 and runs at 136: runnable
+		 * all along.  Its wake-up at 127 ms, before it next ran at
+		 * 129, woke a sleep of its own before: not this one's */
+		offcpu_switch_in(o, 23, 126 * MS);
+		offcpu_wake(o, 23, 127 * MS);
+		offcpu_switch_unseen(o, 23, 1, 128 * MS);
+		if (k) {
+			offcpu_switch_out(o, 23, 23, 128 * MS, tt, "r;early", 7, c);
+			offcpu_preempted(o, 23);
+		}
+		offcpu_switch_in(o, 23, 129 * MS);
+		offcpu_wake(o, 23, 131 * MS);
+		offcpu_switch_unseen(o, 23, 1, 132 * MS);
+		offcpu_switch_out(o, 23, 23, 132 * MS, tt, "r;raced", 7, c);
+		offcpu_switch_in(o, 23, 136 * MS);
+		offcpu_tick(o, 140 * MS);
 		offcpu_finish(o, &ns);
 	}
 	CHECK(total(t, "s;sleep") == US(3000));		/* asleep up to the wake-up */
 	CHECK(total(t, "q;nowake") == US(5000));	/* up to the switch-in */
-	CHECK(n == 2 && offcpu_woken(off) == 1);
+	CHECK(total(t, "r;raced") == 0);		/* woken before it slept */
+	CHECK(n == 3 && offcpu_woken(off) == 2);
 	CHECK(total(r, "s;sleep") == US(4000));		/* runnable from the wake-up */
 	CHECK(total(r, "p;spin") == US(2000));		/* all of a preemption */
 	CHECK(total(r, "q;nowake") == 0);		/* no wake-up: none runnable */
-	CHECK(m == 2);
+	CHECK(total(r, "r;raced") == US(4000));		/* runnable from its switch-out */
+	CHECK(total(r, "r;early") == US(1000));		/* a preemption */
+	CHECK(m == 4);
 	offcpu_free(off);
 	offcpu_free(rq);
 	fold_table_free(t);
