@@ -47,12 +47,24 @@ struct tracked {
 
 struct fold;
 
+/*
+ * A capture's kinds of profile, each a directory of DIR: on/ (on-CPU,
+ * ns), and from the off-CPU recording off/ (asleep or blocked, us),
+ * runq/ (runnable, waiting for a CPU, us) and wake/ (off-wake stacks,
+ * blocked us).  CAP_ON and CAP_OFF are 0 and 1, so that a bool offcpu
+ * indexes them too.
+ */
+enum cap_side { CAP_ON, CAP_OFF, CAP_RUNQ, CAP_WAKE, CAP_NSIDES };
+/* the folds: a side's each, then the off-CPU recording's states */
+#define CAP_FOLD_STATES CAP_NSIDES
+#define CAP_NFOLDS (CAP_NSIDES + 1)
+
 struct session {
 	const struct fk_capture_cfg *cfg;
 	struct fk_outdir *out;	/* DIR (core/outdir.h) */
 	struct fk_outdir *priv;	/* DIR/.fp-record-XXXXXX, mode 0700: the children
 				   run there, and write only there */
-	struct fk_outdir *sides[2];	/* DIR/on, DIR/off, once made */
+	struct fk_outdir *sides[CAP_NSIDES];	/* DIR/on, DIR/off... once made */
 	char *version;		/* perf's */
 	char *fold2svg, *fold2html, *collapse, *report;
 	char *diff;		/* fold-diff, for --compare */
@@ -64,7 +76,7 @@ struct session {
 	GHashTable *seen_new;	/* new pids already looked at */
 	struct rec on, off;
 	unsigned want_acks;	/* from each running perf */
-	struct fold *folds[3];	/* on, off, the off-CPU recording's states */
+	struct fold *folds[CAP_NFOLDS];	/* each side's, the off-CPU recording's states */
 	/*
 	 * The threads' states (threads.h): every thread of the processes as
 	 * /proc showed it when the window opened, the plugin's states TSV
@@ -168,8 +180,10 @@ void cap_speedscope_all(struct session *s);
 
 /* ---- write.c: folding and the files ---- */
 
-/* x[0], dirs[0] on-CPU, [1] off-CPU: each side's index and split
- * directory, NULL when it has none (r->failed says whether that failed) */
+/* x[side], dirs[side] (CAP_NSIDES each): each side's index and split
+ * directory, NULL when it has none (r->failed says whether the on- or
+ * off-CPU one failed; runq and wake, folded from the off-CPU recording,
+ * are left out after a warning when their folding fails) */
 int cap_fold_all(struct session *s, struct fk_split_index **x, struct fk_outdir **dirs,
 		 GError **err);
 void cap_build_rows(struct session *s, struct fk_split_index *const *x,

@@ -226,6 +226,10 @@ void fk_out_row_free(struct fk_out_row *r)
 	g_free(r->on_caller_lost_in);
 	g_free(r->on_speedscope);
 	g_free(r->off_speedscope);
+	g_free(r->runq_folded);
+	g_free(r->runq_svg);
+	g_free(r->wake_folded);
+	g_free(r->wake_svg);
 	g_free(r->role);
 	g_free(r->name);
 	g_strfreev(r->argv);

@@ -6,6 +6,12 @@
  *						and each one's role
  *	DIR/off/<name>.folded, .svg, .html, .speedscope.json	off-CPU, counts in us
  *	DIR/off/index.tsv
+ *	DIR/runq/<name>.folded, .svg		time runnable (waiting for a CPU), us,
+ *						the stack at preemption or wake-up
+ *	DIR/runq/index.tsv
+ *	DIR/wake/<name>.folded, .svg		off-wake stacks (wakee, "--", waker),
+ *						time blocked until woken, us
+ *	DIR/wake/index.tsv
  *	DIR/index.tsv				one row per process
  *	DIR/threads.tsv				each thread by state (threads.h)
  *	DIR/report.md				the capture, and fold-report's findings
@@ -100,6 +106,12 @@ struct fk_out_row {
 	uint64_t on_caller_lost;
 	char *on_caller_lost_in;
 	char *on_speedscope, *off_speedscope;	/* NAME.speedscope.json */
+	/* the off-CPU recording's run-queue and off-wake profiles (us),
+	 * their files (NULL: none) and totals */
+	char *runq_folded, *runq_svg, *wake_folded, *wake_svg;
+	struct fk_folded_sum runq_sum, wake_sum;
+	bool runq_has_samples, wake_has_samples;
+	uint64_t runq_samples, wake_samples;
 	double exited;			/* seconds into the window, or < 0 */
 	bool selected;			/* chosen (not a child found later) */
 	char *role;			/* "main", "worker"... (roles.h) */

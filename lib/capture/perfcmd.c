@@ -207,7 +207,7 @@ char *fk_wake_filter(const int *tids, size_t n, int newer_than, size_t max)
 }
 
 char **fk_perf_fold(const char *perf, const char *data, const char *plugin,
-		    bool offcpu, const char *split_dir)
+		    const char *mode, const char *split_dir)
 {
 	GPtrArray *v = g_ptr_array_new();
 
@@ -217,9 +217,9 @@ char **fk_perf_fold(const char *perf, const char *data, const char *plugin,
 	add(v, data);
 	add(v, "--dlfilter");
 	add(v, plugin);
-	if (offcpu) {
+	if (mode) {
 		add(v, "--dlarg");
-		add(v, "offcpu");
+		add(v, mode);
 	}
 	add(v, "--dlarg");
 	g_ptr_array_add(v, g_strconcat("split=", split_dir, NULL));

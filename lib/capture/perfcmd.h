@@ -117,11 +117,12 @@ char *fk_switch_out_filter(const int *tids, size_t n, int newer_than, size_t max
 char *fk_wake_filter(const int *tids, size_t n, int newer_than, size_t max);
 
 /*
- * perf script -i DATA --dlfilter PLUGIN [--dlarg offcpu] --dlarg split=DIR:
- * one folded file per process in DIR, with DIR/index.tsv.
+ * perf script -i DATA --dlfilter PLUGIN [--dlarg MODE] --dlarg split=DIR:
+ * one folded file per process in DIR, with DIR/index.tsv.  mode is the
+ * plugin's ("offcpu", "runq", "offwake"), NULL for on-CPU samples.
  */
 char **fk_perf_fold(const char *perf, const char *data, const char *plugin,
-		    bool offcpu, const char *split_dir);
+		    const char *mode, const char *split_dir);
 
 /*
  * perf script -i DATA --dlfilter PLUGIN --dlarg states --dlarg output=FILE:

@@ -507,7 +507,7 @@ static void cleanup(struct session *s, bool failed)
 	if (s->priv)
 		fk_outdir_remove_tree(s->out, fk_outdir_name(s->priv));
 	fk_outdir_free(s->priv);
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < CAP_NSIDES; i++)
 		fk_outdir_free(s->sides[i]);
 	/* a directory made for nothing goes too (rmdir() keeps a full one) */
 	if (failed && s->out && fk_outdir_made(s->out))
@@ -561,8 +561,8 @@ int fk_capture_run(const struct fk_capture_cfg *cfg, struct fk_capture_result *r
 	};
 	guint sig[3];
 	static const int sigs[3] = { SIGINT, SIGTERM, SIGHUP };
-	struct fk_split_index *x[2] = { NULL, NULL };
-	struct fk_outdir *splits[2] = { NULL, NULL };
+	struct fk_split_index *x[CAP_NSIDES] = { NULL };
+	struct fk_outdir *splits[CAP_NSIDES] = { NULL };
 	bool any = false;
 	int rc = -1;
 
@@ -648,7 +648,7 @@ int fk_capture_run(const struct fk_capture_cfg *cfg, struct fk_capture_result *r
 	}
 	rc = 0;
 out:
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < CAP_NSIDES; i++) {
 		fk_split_index_free(x[i]);
 		fk_outdir_free(splits[i]);
 	}

@@ -25,9 +25,30 @@
 
 /* ---- folding ---- */
 
+/*
+ * Each side's directory, its unit, and how its graph is titled and drawn
+ * (indexed by enum cap_side)
+ */
+static const struct side_info {
+	const char *dir, *unit;
+	const char *title;	/* after the process and role */
+	const char *counts;	/* the graph's subtitle: what a count is */
+	const char *colors;	/* fold2svg's palette, or NULL */
+} sides[CAP_NSIDES] = {
+	[CAP_ON] = { "on", FK_ON_UNIT, "on-CPU", NULL, NULL },
+	[CAP_OFF] = { "off", FK_OFF_UNIT, "off-CPU", "time off the CPU in microseconds",
+		      "--colors=io" },
+	[CAP_RUNQ] = { "runq", FK_OFF_UNIT, "run queue",
+		       "time runnable, waiting for a CPU, in microseconds, by the stack at "
+		       "preemption or wake-up", "--colors=io" },
+	[CAP_WAKE] = { "wake", FK_OFF_UNIT, "off-wake",
+		       "time blocked in microseconds, by the blocked stack, then '--' and "
+		       "the waker's stack", "--colors=chain" },
+};
+
 struct fold {
 	const char *what;
-	bool offcpu;
+	const char *mode;	/* the plugin's: "offcpu", "runq"...; NULL: on-CPU */
 	bool states;		/* the states TSV (threads.h), not profiles */
 	const char *dir, *log;	/* the split directory, the log: names in the
 				   private directory */
@@ -37,7 +58,7 @@ struct fold {
 
 static bool folds_done(struct session *s)
 {
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < CAP_NFOLDS; i++) {
 		struct fold *f = s->folds[i];
 
 		if (f && ((f->a && !fk_child_exited(f->a)) || (f->b && !fk_child_exited(f->b))))
@@ -64,7 +85,7 @@ static int fold_start(struct session *s, struct fold *f, const struct rec *r, GE
 		g_strfreev(argv);
 	} else if (r->offcpu || c->cg == FK_CG_FP) {
 		/* the plugin makes f->dir in the private directory */
-		argv = fk_perf_fold(c->perf, r->data, c->plugin, r->offcpu, f->dir);
+		argv = fk_perf_fold(c->perf, r->data, c->plugin, f->mode, f->dir);
 		how.argv = (const char *const *)argv;
 		how.out_fd = log;
 		f->a = fk_child_spawn(&how, err);
@@ -221,6 +242,24 @@ static void states_result(struct session *s, struct fold *f)
 	g_free(log);
 }
 
+/*
+ * Starts the folding of the off-CPU recording r into side (runq, wake), by
+ * the plugin's mode: one more perf script pass each, run beside the others
+ * (the plugin writes one profile a pass).
+ */
+static int fold_more(struct session *s, const struct rec *r, enum cap_side side,
+		     const char *what, const char *mode, const char *log, GError **err)
+{
+	struct fold *f = g_new0(struct fold, 1);
+
+	f->what = what;
+	f->mode = mode;
+	f->dir = sides[side].dir;
+	f->log = log;
+	s->folds[side] = f;
+	return fold_start(s, f, r, err);
+}
+
 int cap_fold_all(struct session *s, struct fk_split_index **x, struct fk_outdir **dirs,
 		 GError **err)
 {
@@ -228,14 +267,17 @@ int cap_fold_all(struct session *s, struct fk_split_index **x, struct fk_outdir 
 	unsigned signals = s->signals;
 	int rc = 0;
 
+	for (int i = 0; i < CAP_NSIDES; i++) {
+		x[i] = NULL;
+		dirs[i] = NULL;
+	}
+	for (int i = 0; i < CAP_NFOLDS; i++)
+		s->folds[i] = NULL;
 	for (int i = 0; i < 2; i++) {
 		struct rec *r = rs[i];
 		struct fold *f;
 		struct stat sb;
 
-		x[i] = NULL;
-		dirs[i] = NULL;
-		s->folds[i] = NULL;
 		/* a recording whose perf died holds part of the window, if
 		 * perf can read it at all: its numbers are unknown, not 0 */
 		if (!r->child || r->failed ||
@@ -243,6 +285,7 @@ int cap_fold_all(struct session *s, struct fk_split_index **x, struct fk_outdir 
 			continue;
 		f = g_new0(struct fold, 1);
 		f->what = r->what;
+		f->mode = r->offcpu ? "offcpu" : NULL;
 		f->dir = r->offcpu ? "off" : "on";
 		f->log = r->offcpu ? "fold-off.log" : "fold-on.log";
 		if (!r->offcpu && s->cfg->cg == FK_CG_DWARF)
@@ -252,15 +295,18 @@ int cap_fold_all(struct session *s, struct fk_split_index **x, struct fk_outdir 
 			rc = -1;
 			break;
 		}
-		/* beside the off-CPU profiles, each thread's states */
+		/* beside the off-CPU profiles, each thread's states, the time
+		 * runnable and the waits by their wakers */
 		if (r->offcpu && s->cfg->plugin) {
 			f = g_new0(struct fold, 1);
 			f->what = "states";
 			f->states = true;
 			f->dir = "states.tsv";
 			f->log = "states.log";
-			s->folds[2] = f;
-			if (fold_start(s, f, r, err) != 0) {
+			s->folds[CAP_FOLD_STATES] = f;
+			if (fold_start(s, f, r, err) != 0 ||
+			    fold_more(s, r, CAP_RUNQ, "run-queue", "runq", "fold-runq.log", err) != 0 ||
+			    fold_more(s, r, CAP_WAKE, "off-wake", "offwake", "fold-wake.log", err) != 0) {
 				rc = -1;
 				break;
 			}
@@ -278,9 +324,15 @@ int cap_fold_all(struct session *s, struct fk_split_index **x, struct fk_outdir 
 	for (int i = 0; rc == 0 && i < 2; i++)
 		if (s->folds[i] && fold_result(s, s->folds[i], &x[i], &dirs[i]) != 0)
 			rs[i]->failed = true;
-	if (rc == 0 && s->folds[2] && !s->off.failed)
-		states_result(s, s->folds[2]);
-	for (int i = 0; i < 3; i++) {
+	/* folded from the off-CPU recording: nothing of a failed one; a
+	 * fold of its own that fails leaves its side out (fold_result()
+	 * said why), the off-CPU numbers still right */
+	for (int i = CAP_RUNQ; rc == 0 && i < CAP_NSIDES; i++)
+		if (s->folds[i] && !s->off.failed)
+			fold_result(s, s->folds[i], &x[i], &dirs[i]);
+	if (rc == 0 && s->folds[CAP_FOLD_STATES] && !s->off.failed)
+		states_result(s, s->folds[CAP_FOLD_STATES]);
+	for (int i = 0; i < CAP_NFOLDS; i++) {
 		fold_free(s->folds[i]);
 		s->folds[i] = NULL;
 	}
@@ -317,22 +369,21 @@ static struct fk_out_row *row_for(struct session *s, GHashTable *rows, int pid,
 	return r;
 }
 
-/* DIR/on or DIR/off, made on first use; NULL after a warning */
-static struct fk_outdir *side_dir(struct session *s, const char *side)
+/* DIR/on, DIR/off... made on first use; NULL after a warning */
+static struct fk_outdir *side_dir(struct session *s, enum cap_side i)
 {
-	int i = strcmp(side, "off") == 0;
 	GError *e = NULL;
 
-	if (!s->sides[i] && !(s->sides[i] = fk_outdir_mkdir(s->out, side, &e))) {
+	if (!s->sides[i] && !(s->sides[i] = fk_outdir_mkdir(s->out, sides[i].dir, &e))) {
 		cap_warn(s, "%s", e->message);
 		g_error_free(e);
 	}
 	return s->sides[i];
 }
 
-/* moves a split file into DIR/on or DIR/off; returns its path in DIR */
+/* moves a split file into DIR/side; returns its path in DIR */
 static char *place(struct session *s, struct fk_outdir *from, const char *file,
-		   const char *side, const struct fk_out_row *r)
+		   enum cap_side side, const struct fk_out_row *r)
 {
 	struct fk_outdir *to = side_dir(s, side);
 	char *name = g_strconcat(r->name, ".folded", NULL);
@@ -343,7 +394,7 @@ static char *place(struct session *s, struct fk_outdir *from, const char *file,
 		cap_warn(s, "%s", e->message);
 		g_error_free(e);
 	} else if (to) {
-		rel = g_strdup_printf("%s/%s", side, name);
+		rel = g_strdup_printf("%s/%s", sides[side].dir, name);
 	}
 	g_free(name);
 	return rel;
@@ -362,9 +413,9 @@ static int row_by_pid(gconstpointer a, gconstpointer b)
  * sums it; returns its path in DIR, or NULL.
  */
 static char *take(struct session *s, struct fk_outdir *dir, const struct fk_split_row *e,
-		  const char *side, const char *unit, struct fk_out_row *r,
-		  struct fk_folded_sum *sum)
+		  enum cap_side side, struct fk_out_row *r, struct fk_folded_sum *sum)
 {
+	const char *unit = sides[side].unit;
 	char *exe_name = r->exe ? fk_proc_exe_name(r->exe) : NULL;
 	char *placeholder = g_strdup_printf("[%s]", exe_name ? exe_name : "unknown");
 	const char *unresolved[] = { "[unknown]", placeholder, NULL };
@@ -472,7 +523,7 @@ void cap_build_rows(struct session *s, struct fk_split_index *const *x,
 		const struct fk_split_row *e = g_ptr_array_index(on->rows, i);
 		struct fk_out_row *r = row_for(s, rows, e->pid, e->comm);
 
-		r->on_folded = take(s, dirs[0], e, "on", FK_ON_UNIT, r, &r->on_sum);
+		r->on_folded = take(s, dirs[0], e, CAP_ON, r, &r->on_sum);
 		r->on_has_samples = e->has_samples;
 		r->on_samples = e->samples;
 		caller_lost_of(on, e, r);
@@ -484,10 +535,37 @@ void cap_build_rows(struct session *s, struct fk_split_index *const *x,
 
 		if (!r)
 			continue;
-		r->off_folded = take(s, dirs[1], e, "off", FK_OFF_UNIT, r, &r->off_sum);
+		r->off_folded = take(s, dirs[1], e, CAP_OFF, r, &r->off_sum);
 		r->off_has_samples = e->has_samples;
 		r->off_samples = e->samples;
 		repair_of(off, e, r);
+	}
+	/* the off-CPU recording's other profiles, for the same processes;
+	 * none where the off-CPU one failed (its numbers are unknown) */
+	for (int side = CAP_RUNQ; !s->off.failed && side < CAP_NSIDES; side++) {
+		const struct fk_split_index *sx = x[side];
+
+		if (sx && sx->unit && strcmp(sx->unit, sides[side].unit) != 0) {
+			cap_warn(s, "the plugin counts the %s profiles in '%s', not %s: left out",
+				 sides[side].dir, sx->unit, sides[side].unit);
+			continue;
+		}
+		for (guint i = 0; sx && i < sx->rows->len; i++) {
+			const struct fk_split_row *e = g_ptr_array_index(sx->rows, i);
+			struct fk_out_row *r = g_hash_table_lookup(rows, GINT_TO_POINTER(e->pid));
+
+			if (!r)
+				continue;
+			if (side == CAP_RUNQ) {
+				r->runq_folded = take(s, dirs[side], e, side, r, &r->runq_sum);
+				r->runq_has_samples = e->has_samples;
+				r->runq_samples = e->samples;
+			} else {
+				r->wake_folded = take(s, dirs[side], e, side, r, &r->wake_sum);
+				r->wake_has_samples = e->has_samples;
+				r->wake_samples = e->samples;
+			}
+		}
 	}
 	g_hash_table_iter_init(&it, rows);
 	while (g_hash_table_iter_next(&it, NULL, &val))
@@ -501,10 +579,11 @@ void cap_build_rows(struct session *s, struct fk_split_index *const *x,
  * DIR/side/NAME.ext; returns "side/NAME.ext", or NULL after saying why.
  */
 static char *draw(struct session *s, const struct fk_out_row *r, const char *folded,
-		  bool offcpu, const char *tool, const char *ext)
+		  enum cap_side side, const char *tool, const char *ext)
 {
 	const struct fk_capture_cfg *c = s->cfg;
-	struct fk_outdir *dir = s->sides[offcpu];
+	const struct side_info *si = &sides[side];
+	struct fk_outdir *dir = s->sides[side];
 	const char *name = strrchr(folded, '/') + 1;	/* "side/NAME.folded" */
 	char *title, *subtitle, *out, *out_rel;
 	const char *argv[12];
@@ -519,10 +598,10 @@ static char *draw(struct session *s, const struct fk_out_row *r, const char *fol
 	bool ok;
 
 	title = g_strdup_printf("%s%s%s (%s) %s", c->title ? c->title : "", c->title ? ": " : "",
-				r->comm, r->role, offcpu ? "off-CPU" : "on-CPU");
-	subtitle = offcpu
-		? g_strdup_printf("%s, pid %d, %.2f s window, time off the CPU in microseconds",
-				  r->name, r->pid, (double)(s->t1 - s->t0) / 1e6)
+				r->comm, r->role, si->title);
+	subtitle = si->counts
+		? g_strdup_printf("%s, pid %d, %.2f s window, %s",
+				  r->name, r->pid, (double)(s->t1 - s->t0) / 1e6, si->counts)
 		: g_strdup_printf("%s, pid %d, %.2f s window, cpu-clock at %u Hz, counts in "
 				  "nanoseconds", r->name, r->pid, (double)(s->t1 - s->t0) / 1e6,
 				  c->freq);
@@ -534,9 +613,9 @@ static char *draw(struct session *s, const struct fk_out_row *r, const char *fol
 	argv[n++] = title;
 	argv[n++] = "--subtitle";
 	argv[n++] = subtitle;
-	argv[n++] = offcpu ? "--countname=us" : "--countname=ns";
-	if (offcpu)
-		argv[n++] = "--colors=io";
+	argv[n++] = side == CAP_ON ? "--countname=ns" : "--countname=us";
+	if (si->colors)
+		argv[n++] = si->colors;
 	argv[n++] = "--";
 	argv[n++] = name;
 	argv[n] = NULL;
@@ -576,13 +655,17 @@ void cap_draw_all(struct session *s)
 		struct fk_out_row *r = g_ptr_array_index(s->rows, i);
 
 		if (r->on_folded && s->fold2svg)
-			r->on_svg = draw(s, r, r->on_folded, false, s->fold2svg, ".svg");
+			r->on_svg = draw(s, r, r->on_folded, CAP_ON, s->fold2svg, ".svg");
 		if (r->on_folded && s->fold2html)
-			r->on_html = draw(s, r, r->on_folded, false, s->fold2html, ".html");
+			r->on_html = draw(s, r, r->on_folded, CAP_ON, s->fold2html, ".html");
 		if (r->off_folded && s->fold2svg)
-			r->off_svg = draw(s, r, r->off_folded, true, s->fold2svg, ".svg");
+			r->off_svg = draw(s, r, r->off_folded, CAP_OFF, s->fold2svg, ".svg");
 		if (r->off_folded && s->fold2html)
-			r->off_html = draw(s, r, r->off_folded, true, s->fold2html, ".html");
+			r->off_html = draw(s, r, r->off_folded, CAP_OFF, s->fold2html, ".html");
+		if (r->runq_folded && s->fold2svg)
+			r->runq_svg = draw(s, r, r->runq_folded, CAP_RUNQ, s->fold2svg, ".svg");
+		if (r->wake_folded && s->fold2svg)
+			r->wake_svg = draw(s, r, r->wake_folded, CAP_WAKE, s->fold2svg, ".svg");
 	}
 }
 
@@ -661,7 +744,7 @@ static int write_new(struct fk_outdir *dir, const char *name, const GString *tex
 
 /* DIR/side/index.tsv: the files of a side, so that DIR/side is a split
  * directory fold-report reads as such (core/splitindex.h) */
-static int write_side_index(struct session *s, bool offcpu, GError **err)
+static int write_side_index(struct session *s, enum cap_side side, GError **err)
 {
 	GArray *v = g_array_new(FALSE, FALSE, sizeof(struct fk_split_out));
 	GString *text = g_string_new(NULL);
@@ -670,17 +753,22 @@ static int write_side_index(struct session *s, bool offcpu, GError **err)
 
 	/* on-CPU, the plugin's count of the samples whose caller is missing
 	 * goes on, for fold-report's caller-lost rule */
-	for (guint i = 0; i < s->rows->len && !offcpu; i++)
+	for (guint i = 0; i < s->rows->len && side == CAP_ON; i++)
 		caller_lost |= ((const struct fk_out_row *)g_ptr_array_index(s->rows, i))
 				       ->on_has_caller_lost;
 	for (guint i = 0; i < s->rows->len; i++) {
 		const struct fk_out_row *r = g_ptr_array_index(s->rows, i);
-		const char *f = offcpu ? r->off_folded : r->on_folded;
+		const char *fs[] = { r->on_folded, r->off_folded, r->runq_folded, r->wake_folded };
+		const bool has[] = { r->on_has_samples, r->off_has_samples, r->runq_has_samples,
+				     r->wake_has_samples };
+		const uint64_t n[] = { r->on_samples, r->off_samples, r->runq_samples,
+				       r->wake_samples };
+		const fk_count t[] = { r->on_sum.total, r->off_sum.total, r->runq_sum.total,
+				       r->wake_sum.total };
+		const char *f = fs[side];
 		struct fk_split_out o = {
 			.comm = r->comm, .pid = r->pid, .more = NULL,
-			.has_samples = offcpu ? r->off_has_samples : r->on_has_samples,
-			.samples = offcpu ? r->off_samples : r->on_samples,
-			.total = offcpu ? r->off_sum.total : r->on_sum.total,
+			.has_samples = has[side], .samples = n[side], .total = t[side],
 		};
 
 		if (!f)
@@ -704,11 +792,11 @@ static int write_side_index(struct session *s, bool offcpu, GError **err)
 		g_array_append_val(v, o);
 	}
 	fk_split_index_format(text, (struct fk_split_out *)(void *)v->data, v->len,
-			      offcpu ? FK_OFF_UNIT : FK_ON_UNIT,
+			      sides[side].unit,
 			      caller_lost ? "role\twindow\tcaller_lost\tcaller_lost_in" : "role\twindow");
 	for (guint i = 0; i < v->len; i++)
 		g_free((char *)g_array_index(v, struct fk_split_out, i).more);
-	rc = write_new(s->sides[offcpu], "index.tsv", text, err);
+	rc = write_new(s->sides[side], "index.tsv", text, err);
 	g_string_free(text, TRUE);
 	g_array_free(v, TRUE);
 	return rc;
@@ -727,9 +815,9 @@ int cap_write_index(struct session *s, GError **err)
 	fclose(f);
 	text = g_string_new_len(buf, (gssize)len);
 	free(buf);
-	for (int i = 0; rc == 0 && i < 2; i++)
+	for (int i = 0; rc == 0 && i < CAP_NSIDES; i++)
 		if (s->sides[i])
-			rc = write_side_index(s, i == 1, err);
+			rc = write_side_index(s, i, err);
 	if (rc == 0)
 		rc = write_new(s->out, "index.tsv", text, err);
 	if (rc == 0)
@@ -813,12 +901,13 @@ static void md_total(GString *out, bool recorded, fk_count c, const char *unit)
 }
 
 /* whether DIR/side holds a profile */
-static bool has_profiles(struct session *s, const char *side)
+static bool has_profiles(struct session *s, enum cap_side side)
 {
 	for (guint i = 0; i < s->rows->len; i++) {
 		const struct fk_out_row *r = g_ptr_array_index(s->rows, i);
+		const char *fs[] = { r->on_folded, r->off_folded, r->runq_folded, r->wake_folded };
 
-		if (strcmp(side, "on") == 0 ? r->on_folded != NULL : r->off_folded != NULL)
+		if (fs[side])
 			return true;
 	}
 	return false;
@@ -831,8 +920,8 @@ static bool has_profiles(struct session *s, const char *side)
  */
 static char *findings(struct session *s)
 {
-	bool on = has_profiles(s, "on"), off = has_profiles(s, "off");
-	const char *argv[8];
+	bool on = has_profiles(s, CAP_ON), off = has_profiles(s, CAP_OFF);
+	const char *argv[14];
 	char *out = NULL, *errout = NULL, **lines, cwd[40];
 	GString *res;
 	bool fence = false;
@@ -847,6 +936,15 @@ static char *findings(struct session *s)
 	if (on && off) {
 		argv[n++] = "--offcpu";
 		argv[n++] = "off";
+	}
+	/* who released the locks waited for, and who waited for a CPU */
+	if (off && has_profiles(s, CAP_WAKE)) {
+		argv[n++] = "--offwake";
+		argv[n++] = "wake";
+	}
+	if (off && has_profiles(s, CAP_RUNQ)) {
+		argv[n++] = "--runq";
+		argv[n++] = "runq";
 	}
 	argv[n++] = "--";
 	argv[n++] = on ? "on" : "off";
@@ -1088,7 +1186,17 @@ int cap_write_report(struct session *s, GError **err)
 		g_string_append(out, "- Off-CPU: every sched:sched_switch with its stack, "
 				"and perf's switch records (--switch-events), "
 				"folded by foldkit.so's offcpu mode; counts are microseconds "
-				"off the CPU (sleeping, S, or blocked, D)\n");
+				"off the CPU (sleeping, S, or blocked, D), each wait up to its "
+				"wake-up (sched:sched_waking)\n"
+				"- Run queue (runq/): the same recording by foldkit.so's runq "
+				"mode; counts are microseconds runnable, waiting for a CPU "
+				"(preempted, or woken and not yet running), by the stack at "
+				"preemption or wake-up: time a CPU-starved thread lost, which "
+				"is not waiting for a lock or for work\n"
+				"- Off-wake (wake/): the same recording by foldkit.so's offwake "
+				"mode; the blocked stack, '--', then the stack of the thread "
+				"that woke it, weighted by microseconds blocked until the "
+				"wake-up\n");
 	if (c->on)
 		describe_caller_lost(s, out);
 	if (c->off)
@@ -1128,6 +1236,10 @@ int cap_write_report(struct session *s, GError **err)
 		md_link(out, "off.html", r->off_html);
 		md_link(out, "on.speedscope", r->on_speedscope);
 		md_link(out, "off.speedscope", r->off_speedscope);
+		md_link(out, "runq.folded", r->runq_folded);
+		md_link(out, "runq.svg", r->runq_svg);
+		md_link(out, "wake.folded", r->wake_folded);
+		md_link(out, "wake.svg", r->wake_svg);
 		g_string_append(out, " |\n");
 	}
 	g_string_append(out, "\nThe .speedscope.json files open in https://www.speedscope.app/ "
@@ -1173,7 +1285,8 @@ void cap_list_paths(struct session *s)
 		const struct fk_out_row *r = g_ptr_array_index(s->rows, i);
 		const char *files[] = { r->on_folded, r->on_svg, r->on_html, r->on_speedscope,
 					r->off_folded, r->off_svg, r->off_html,
-					r->off_speedscope };
+					r->off_speedscope, r->runq_folded, r->runq_svg,
+					r->wake_folded, r->wake_svg };
 
 		for (size_t k = 0; k < G_N_ELEMENTS(files); k++)
 			if (files[k])

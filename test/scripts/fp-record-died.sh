@@ -94,9 +94,16 @@ died() {
 		fail "$side: a process is judged on the dead recording: $(grep -Eh "idle|preempted|neither" "$T/$side.err" | head -2)"
 	[ -s "$dir/$other/index.tsv" ] || fail "$side: the $other profiles were not written"
 	[ -e "$dir/${mine%_cpu}" ] && fail "$side: a directory of the failed side was written: $(ls "$dir")"
+	# the run-queue and off-wake profiles are folded from the off-CPU
+	# recording: none of a failed one
+	if [ $side = off-CPU ]; then
+		for d in runq wake; do
+			[ -e "$dir/$d" ] && fail "$side: $d/ was written from the failed recording"
+		done
+	fi
 	[ -n "$(ls -A "$dir" | grep '^\.fp-record')" ] && fail "$side: the private directory was left"
 	pgrep -f -- "$dir" >/dev/null && fail "$side: processes left behind: $(pgrep -af -- "$dir")"
-	echo "ok perf record ($side) killed: exit 1, '-' for its totals, $other profiles written"
+	echo "ok perf record ($side) killed: exit 1, '-' for its totals, $other profiles written$([ $side = off-CPU ] && echo ', no runq/ or wake/')"
 }
 
 died off-CPU 'sched:sched_switch' on

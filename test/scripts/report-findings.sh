@@ -223,6 +223,16 @@ def expect(section, stacks_on, stacks_off, pid):
             if not 0 < count <= total:
                 bad("%s: %s: %s of %s" % (where, rule, count, total))
             print("  %s: %s: %s ns" % (where, rule, count))
+        elif rule == "cpu-starved":
+            # time waiting for a CPU: how much depends on the machine's
+            # load, so whether it is found is not this test's; its number
+            # is the run-queue profile's for that thread of its process
+            sums = [sum(c for s, c in read(rf) if s[0] == frame)
+                    for rf in glob.glob(os.path.join(cap, "runq", "*.folded"))
+                    if where == "whole" or os.path.basename(rf)[:-7] == where]
+            if f["profile"] != "runq" or unit != "us" or count not in sums:
+                bad("%s: cpu-starved %s: %s %s, the run-queue stacks %s" % (where, frame, count, unit, sums))
+            print("  %s: cpu-starved %s: %s us runnable" % (where, frame, count))
         else:
             bad("%s: an unexpected finding: %s" % (where, f["text"]))
     return found

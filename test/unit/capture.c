@@ -326,12 +326,12 @@ static void test_commands(void)
 	g_free(want);
 	g_free(s);
 	g_strfreev(v);
-	v = fk_perf_fold("/usr/bin/perf", "d/off.data", "/x/foldkit.so", true, "t/off");
+	v = fk_perf_fold("/usr/bin/perf", "d/off.data", "/x/foldkit.so", "offcpu", "t/off");
 	CHECK_STR((s = join(v)), "/usr/bin/perf script -i d/off.data --dlfilter /x/foldkit.so "
 		  "--dlarg offcpu --dlarg split=t/off");
 	g_free(s);
 	g_strfreev(v);
-	v = fk_perf_fold("perf", "d/on.data", "f.so", false, "t/on");
+	v = fk_perf_fold("perf", "d/on.data", "f.so", NULL, "t/on");
 	CHECK_STR((s = join(v)), "perf script -i d/on.data --dlfilter f.so --dlarg split=t/on");
 	g_free(s);
 	g_strfreev(v);
