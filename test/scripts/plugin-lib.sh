@@ -46,6 +46,27 @@ in_pid_namespace() {
 	[ "$(readlink /proc/self/ns/pid 2>/dev/null)" != "pid:[4026531836]" ]
 }
 
+# run_in_new_pid_namespace SCRIPT: runs SCRIPT in a new PID namespace with
+# its own /proc, as perf runs in a container, with FK_OUTER_PIDNS naming
+# the caller's namespace; its status is SCRIPT's.  unshare --mount-proc
+# makes / private first, which fails where / is not a mount point (a
+# chroot, such as a build root): there, /proc is made private instead, and
+# a proc of the new namespace mounted over it.
+run_in_new_pid_namespace() {
+	export FK_OUTER_PIDNS
+	FK_OUTER_PIDNS=$(readlink /proc/self/ns/pid)
+	command -v unshare >/dev/null 2>&1 || unavailable "no unshare (util-linux)"
+	if unshare --pid --fork --mount-proc true >"$T/err" 2>&1; then
+		unshare --pid --fork --mount-proc "$1"
+	elif unshare --pid --fork --mount --propagation unchanged \
+		sh -c 'mount --make-rprivate /proc && mount -t proc proc /proc' >"$T/err2" 2>&1; then
+		unshare --pid --fork --mount --propagation unchanged \
+			sh -c 'mount --make-rprivate /proc && mount -t proc proc /proc && exec "$0"' "$1"
+	else
+		unavailable "cannot make a PID namespace with its own /proc (unshare, as root): $(head -1 "$T/err"); $(head -1 "$T/err2")"
+	fi
+}
+
 # fp_record_perf: sets FOLDKIT_PERF, the perf fp-record runs.  A sanitizer
 # build of the plugin needs its runtime loaded before perf, only into perf,
 # and only when it loads the plugin: then a wrapper in $T.
